@@ -1,0 +1,60 @@
+// Package types holds CQL types and values: the type representation and its
+// CQL text form, validation and comparison of serialized values with
+// Cassandra's semantics, the order-preserving key encoding the storage
+// layout is built on, literal parsing, and text formatting.
+//
+// Values are kept in their native-protocol serialized form (a cell's bytes
+// without the [bytes] length prefix), as Cassandra keeps ByteBuffers. nil
+// is null; a non-nil empty slice is the empty value, which most non-string
+// types accept and which differs from null.
+//
+// # Key encoding invariants
+//
+// AppendKey/DecodeKey (keyenc.go) keep these; keyenc_test.go checks them
+// with rapid property tests over random, nested types and values.
+//
+//  1. Order. For values a, b of type t, bytes.Compare(AppendKey(nil, t, a,
+//     false), AppendKey(nil, t, b, false)) has the sign of Compare(t, a, b),
+//     zero included; with desc = true the sign is reversed.
+//  2. Canonical. Values that Compare equal encode to identical bytes (1.0
+//     and 1.00, non-minimal varints, boolean bytes other than 0 and 1, NaN
+//     payloads, a tuple's absent trailing components and its nulls), so
+//     they are one storage key, as they are one clustering in Cassandra.
+//  3. Prefix-free. An encoding is self-delimiting in either direction, so a
+//     concatenation of components (a composite clustering key, with any mix
+//     of directions) compares component by component, and a key that is a
+//     prefix of another (both ASC) sorts first.
+//  4. Round trip. DecodeKey returns a value that Compares equal to the one
+//     encoded, and exactly it when the value is canonical: varints
+//     minimal; decimals without trailing fractional zeros and with scale 0
+//     for integers with up to 32 trailing zeros (so 1.50 decodes as 1.5,
+//     1E+3 as 1000); booleans 0 or 1; the canonical NaN; tuples and UDTs
+//     with every declared component and nulls written as length -1.
+//  5. The empty value sorts before every non-empty value.
+//  6. Null (nil) is encodable, sorting before the empty value, for tuple
+//     and UDT components; callers reject null key columns. A value its type
+//     cannot parse is still encoded (after all valid values) and
+//     round-trips exactly, so no input panics or is lost.
+//
+// The encoding of one component is a marker byte (0x01 null, 0x02 empty,
+// 0x03 value, 0x04 a value its type cannot parse) and a body: fixed-width
+// integers with the sign bit flipped; date and time as they are (Cassandra
+// compares them in byte order); floats mapped to their IEEE-754 total
+// order; strings, blobs and inets escaped (0x00 as 0x00 0xFF, ended by
+// 0x00 0x01); varints and decimals as sign, length or exponent, and
+// magnitude or digits; uuids in the comparator's field order; collection
+// elements, map entries and tuple components as nested components, a
+// collection closed by 0x00. A DESC component is the bitwise NOT of its
+// ASC encoding.
+//
+// # Deviations from Cassandra
+//
+// Cassandra's TupleType.compare treats an absent trailing component as
+// equal to a null or an empty one, while a present null sorts before a
+// present empty value; that is not a total order. Here an absent component
+// is null, and null sorts before empty. Literal parsing resolves no host
+// names for inet (addresses only), knows a fixed table of zone names for
+// timestamps (with their standard or daylight offsets, as Java's
+// DateFormatSymbols names do), and takes only blob literals for custom
+// types. Like Cassandra, Validate checks a time's size but not its range.
+package types
