@@ -1,0 +1,180 @@
+package catalog
+
+import (
+	"context"
+	"strings"
+
+	"github.com/partita-db/partita/internal/backend"
+	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/types"
+)
+
+// AlterTableSpec is one ALTER TABLE statement; exactly one action is set.
+type AlterTableSpec struct {
+	Keyspace, Name string
+	IfExists       bool
+
+	Add            []ColumnSpec
+	AddIfNotExists bool
+
+	Drop          []string
+	DropIfExists  bool
+	DropTimestamp int64 // microseconds; the drop time recorded
+
+	Rename         [][2]string
+	RenameIfExists bool
+
+	AlterColumnType string
+
+	Properties []Property
+}
+
+// AlterTable implements ALTER TABLE (AlterTableStatement.java).
+func (c *Catalog) AlterTable(ctx context.Context, spec AlterTableSpec) (Result, error) {
+	return c.update(ctx, func(s *Schema) (Result, []backend.TableID, error) {
+		ks := s.Keyspaces[spec.Keyspace]
+		var old *Table
+		if ks != nil {
+			old = ks.Tables[spec.Name]
+		}
+		if old == nil {
+			if spec.IfExists {
+				return Result{}, nil, nil
+			}
+			return Result{}, nil, cqlerr.Invalidf("Table '%s.%s' doesn't exist", spec.Keyspace, spec.Name)
+		}
+		if ks.IsSystem() {
+			return Result{}, nil, notModifiable(spec.Keyspace)
+		}
+		t := old.clone()
+		var err error
+		switch {
+		case spec.AlterColumnType != "":
+			err = cqlerr.Invalidf("Altering column types is no longer supported")
+		case len(spec.Add) > 0:
+			err = t.addColumns(spec)
+		case len(spec.Drop) > 0:
+			err = t.dropColumns(spec)
+		case len(spec.Rename) > 0:
+			err = t.renameColumns(spec)
+		default:
+			err = t.Options.Apply(spec.Properties)
+			if err == nil && t.IsCounter && t.Options.DefaultTTL > 0 {
+				err = cqlerr.Invalidf("Cannot set default_time_to_live on a table with counters")
+			}
+		}
+		if err != nil {
+			return Result{}, nil, err
+		}
+		t.finish()
+		ks = ks.clone()
+		ks.Tables[t.Name] = t
+		s.Keyspaces[ks.Name] = ks
+		return Result{Change: &Change{Type: "UPDATED", Target: "TABLE", Keyspace: ks.Name, Name: t.Name}}, nil, nil
+	})
+}
+
+func (t *Table) addColumns(spec AlterTableSpec) error {
+	for _, col := range spec.Add {
+		if t.Column(col.Name) != nil {
+			if spec.AddIfNotExists {
+				continue
+			}
+			return cqlerr.Invalidf("Column with name '%s' already exists", col.Name)
+		}
+		if col.Static && len(t.Clustering) == 0 {
+			return cqlerr.Invalidf("Static columns are only useful (and thus allowed) if the table has at least one clustering column")
+		}
+		if d, ok := t.Dropped[col.Name]; ok {
+			if !d.Type.Equal(col.Type) && !compatibleReAdd(d.Type, col.Type) {
+				return cqlerr.Invalidf("Cannot re-add previously dropped column '%s' of type %s, incompatible with previous type %s", col.Name, col.Type, d.Type)
+			}
+			wantKind := Regular
+			if col.Static {
+				wantKind = Static
+			}
+			if d.Kind != wantKind {
+				return cqlerr.Invalidf("Cannot re-add previously dropped column '%s' of kind %s, incompatible with previous kind %s",
+					col.Name, strings.ToUpper(wantKind.String()), strings.ToUpper(d.Kind.String()))
+			}
+			if t.IsCounter {
+				return cqlerr.Invalidf("Cannot re-add previously dropped counter column %s", col.Name)
+			}
+		}
+		if t.IsCounter && !col.Type.IsCounter() {
+			return cqlerr.Invalidf("Cannot add a non counter column (%s) in a counter column family", col.Name)
+		}
+		if !t.IsCounter && col.Type.IsCounter() && len(t.Statics)+len(t.Regulars) > 0 {
+			return cqlerr.Invalidf("Cannot add a counter column (%s) in a non counter column family", col.Name)
+		}
+		kind := Regular
+		if col.Static {
+			kind = Static
+		}
+		t.addColumn(col.Name, col.Type, kind, -1, false)
+		t.finish()
+	}
+	return nil
+}
+
+// compatibleReAdd accepts the value-compatible pairs Cassandra accepts when
+// a dropped column comes back (text and blob hold any bytes).
+func compatibleReAdd(old, new *types.Type) bool {
+	return new.Kind == types.KindBlob || (old.Kind == types.KindAscii && new.Kind == types.KindVarchar)
+}
+
+func (t *Table) dropColumns(spec AlterTableSpec) error {
+	for _, name := range spec.Drop {
+		col := t.Column(name)
+		if col == nil {
+			if spec.DropIfExists {
+				continue
+			}
+			return cqlerr.Invalidf("Column %s was not found in table '%s'", name, t.QualifiedName())
+		}
+		if col.IsPrimaryKey() {
+			return cqlerr.Invalidf("Cannot drop PRIMARY KEY column %s", name)
+		}
+		if col.Type.Kind == types.KindUDT && col.Type.IsMultiCell() {
+			return cqlerr.Invalidf("Cannot drop non-frozen column %s of user type %s", name, col.Type)
+		}
+		if ix := t.IndexOn(name); ix != nil {
+			return cqlerr.Invalidf("Cannot drop column %s because it has dependent secondary indexes (%s)", name, ix.Name)
+		}
+		t.Dropped[name] = Dropped{Type: col.Type, DroppedAt: spec.DropTimestamp, Kind: col.Kind}
+		kept := t.Columns[:0]
+		for _, c := range t.Columns {
+			if c.Name != name {
+				kept = append(kept, c)
+			}
+		}
+		t.Columns = kept
+		t.finish()
+	}
+	return nil
+}
+
+func (t *Table) renameColumns(spec AlterTableSpec) error {
+	for _, pair := range spec.Rename {
+		from, to := pair[0], pair[1]
+		col := t.Column(from)
+		if col == nil {
+			if spec.RenameIfExists {
+				continue
+			}
+			return cqlerr.Invalidf("Column %s was not found in table %s", from, t.QualifiedName())
+		}
+		if !col.IsPrimaryKey() {
+			return cqlerr.Invalidf("Cannot rename non PRIMARY KEY column %s", from)
+		}
+		if t.Column(to) != nil {
+			return cqlerr.Invalidf("Cannot rename column %s to %s in table '%s'; another column with that name already exists", from, to, t.QualifiedName())
+		}
+		if ix := t.IndexOn(from); ix != nil {
+			return cqlerr.Invalidf("Can't rename column %s because it has dependent secondary indexes (%s)", from, ix.Name)
+		}
+		col.Name = to
+		t.finish()
+	}
+	return nil
+}

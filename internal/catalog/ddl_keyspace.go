@@ -1,0 +1,82 @@
+package catalog
+
+import (
+	"context"
+	"regexp"
+
+	"github.com/partita-db/partita/internal/backend"
+	"github.com/partita-db/partita/internal/cqlerr"
+)
+
+var validName = regexp.MustCompile(`^\w{1,48}$`)
+
+func notModifiable(keyspace string) error {
+	return cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", keyspace)
+}
+
+// CreateKeyspace implements CREATE KEYSPACE.
+func (c *Catalog) CreateKeyspace(ctx context.Context, spec KeyspaceSpec) (Result, error) {
+	return c.update(ctx, func(s *Schema) (Result, []backend.TableID, error) {
+		if !validName.MatchString(spec.Name) {
+			return Result{}, nil, cqlerr.Invalidf("Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", spec.Name)
+		}
+		if s.Keyspaces[spec.Name] != nil {
+			if spec.IfNotExists {
+				return Result{}, nil, nil
+			}
+			return Result{}, nil, cqlerr.NewAlreadyExists(spec.Name, "", "Cannot add existing keyspace \"%s\"", spec.Name)
+		}
+		ks := &Keyspace{Name: spec.Name, DurableWrites: true, Tables: map[string]*Table{}}
+		warnings, err := keyspaceOptions(ks, spec.Properties, true, c.topology)
+		if err != nil {
+			return Result{}, nil, err
+		}
+		s.Keyspaces[spec.Name] = ks
+		return Result{Change: &Change{Type: "CREATED", Target: "KEYSPACE", Keyspace: spec.Name}, Warnings: warnings}, nil, nil
+	})
+}
+
+// AlterKeyspace implements ALTER KEYSPACE.
+func (c *Catalog) AlterKeyspace(ctx context.Context, spec KeyspaceSpec) (Result, error) {
+	return c.update(ctx, func(s *Schema) (Result, []backend.TableID, error) {
+		old := s.Keyspaces[spec.Name]
+		if old == nil {
+			if spec.IfExists {
+				return Result{}, nil, nil
+			}
+			return Result{}, nil, cqlerr.Invalidf("Keyspace '%s' doesn't exist", spec.Name)
+		}
+		if old.IsSystem() {
+			return Result{}, nil, notModifiable(spec.Name)
+		}
+		ks := old.clone()
+		warnings, err := keyspaceOptions(ks, spec.Properties, false, c.topology)
+		if err != nil {
+			return Result{}, nil, err
+		}
+		s.Keyspaces[spec.Name] = ks
+		return Result{Change: &Change{Type: "UPDATED", Target: "KEYSPACE", Keyspace: spec.Name}, Warnings: warnings}, nil, nil
+	})
+}
+
+// DropKeyspace implements DROP KEYSPACE; the keyspace's data goes with it.
+func (c *Catalog) DropKeyspace(ctx context.Context, name string, ifExists bool) (Result, error) {
+	return c.update(ctx, func(s *Schema) (Result, []backend.TableID, error) {
+		ks := s.Keyspaces[name]
+		if ks == nil {
+			if ifExists {
+				return Result{}, nil, nil
+			}
+			return Result{}, nil, cqlerr.Invalidf("Keyspace '%s' doesn't exist", name)
+		}
+		if ks.IsSystem() {
+			return Result{}, nil, notModifiable(name)
+		}
+		var dropped []backend.TableID
+		for _, t := range ks.Tables {
+			dropped = append(dropped, t.StorageID)
+		}
+		delete(s.Keyspaces, name)
+		return Result{Change: &Change{Type: "DROPPED", Target: "KEYSPACE", Keyspace: name}}, dropped, nil
+	})
+}

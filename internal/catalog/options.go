@@ -1,0 +1,337 @@
+package catalog
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/partita-db/partita/internal/cqlerr"
+)
+
+// Property is one `name = value` of a WITH clause, as the statement wrote it.
+type Property struct {
+	Name string
+	// Value is the constant's text (numbers as written, booleans as written,
+	// strings unquoted); IsMap says Map holds a map literal instead.
+	Value string
+	Map   map[string]string
+	IsMap bool
+}
+
+// MaxTTL is the largest TTL Cassandra accepts: 20 years (cql3/Attributes.java).
+const MaxTTL = 20 * 365 * 24 * 60 * 60
+
+// Options are a table's options (schema/TableParams.java), with Cassandra's
+// defaults.
+type Options struct {
+	AdditionalWritePolicy string
+	BloomFilterFPChance   float64
+	Caching               map[string]string
+	CDC                   bool
+	Comment               string
+	Compaction            map[string]string
+	Compression           map[string]string
+	CRCCheckChance        float64
+	DefaultTTL            int32
+	Extensions            map[string][]byte
+	GCGraceSeconds        int32
+	MaxIndexInterval      int32
+	MemtableFlushPeriodMs int32
+	MinIndexInterval      int32
+	ReadRepair            string
+	SpeculativeRetry      string
+}
+
+// DefaultOptions returns a new table's options.
+func DefaultOptions() Options {
+	return Options{
+		AdditionalWritePolicy: "99p",
+		BloomFilterFPChance:   0.01,
+		Caching:               map[string]string{"keys": "ALL", "rows_per_partition": "NONE"},
+		Compaction:            defaultCompaction("org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy"),
+		Compression:           map[string]string{"chunk_length_in_kb": "16", "class": "org.apache.cassandra.io.compress.LZ4Compressor"},
+		CRCCheckChance:        1.0,
+		Extensions:            map[string][]byte{},
+		GCGraceSeconds:        864000,
+		MaxIndexInterval:      2048,
+		MinIndexInterval:      128,
+		ReadRepair:            "BLOCKING",
+		SpeculativeRetry:      "99p",
+	}
+}
+
+func defaultCompaction(class string) map[string]string {
+	return map[string]string{"class": class, "max_threshold": "32", "min_threshold": "4"}
+}
+
+func (o Options) clone() Options {
+	n := o
+	n.Caching = cloneStrings(o.Caching)
+	n.Compaction = cloneStrings(o.Compaction)
+	n.Compression = cloneStrings(o.Compression)
+	n.Extensions = make(map[string][]byte, len(o.Extensions))
+	for k, v := range o.Extensions {
+		n.Extensions[k] = v
+	}
+	return n
+}
+
+// obsoleteTableOptions are accepted and ignored, as Cassandra 4.x does.
+var obsoleteTableOptions = map[string]bool{
+	"dclocal_read_repair_chance": true, "read_repair_chance": true,
+	"allow_auto_snapshot": true, "incremental_backups": true, "memtable": true, "id": true,
+}
+
+// Apply sets the given properties on o, validating them as
+// TableAttributes.validate and TableParams.validate do.
+func (o *Options) Apply(props []Property) error {
+	seen := map[string]bool{}
+	for _, p := range props {
+		if seen[p.Name] {
+			return cqlerr.Syntaxf("Multiple definitions for property '%s'", p.Name)
+		}
+		seen[p.Name] = true
+		if err := o.set(p); err != nil {
+			return err
+		}
+	}
+	return o.validate()
+}
+
+func (o *Options) set(p Property) error {
+	switch p.Name {
+	case "caching", "compaction", "compression", "extensions":
+		if !p.IsMap {
+			return cqlerr.Syntaxf("Invalid value for property '%s'. It should be a map.", p.Name)
+		}
+	default:
+		if p.IsMap && !obsoleteTableOptions[p.Name] {
+			if _, known := knownScalarOptions[p.Name]; known {
+				return cqlerr.Syntaxf("Invalid value for property '%s'. It should be a string", p.Name)
+			}
+		}
+	}
+	switch p.Name {
+	case "comment":
+		o.Comment = p.Value
+	case "additional_write_policy":
+		o.AdditionalWritePolicy = p.Value
+	case "speculative_retry":
+		o.SpeculativeRetry = p.Value
+	case "read_repair":
+		v := strings.ToUpper(p.Value)
+		if v != "BLOCKING" && v != "NONE" {
+			return cqlerr.Configf("'%s' is not a valid read repair strategy. Must be one of [BLOCKING, NONE]", p.Value)
+		}
+		o.ReadRepair = v
+	case "bloom_filter_fp_chance":
+		return parseFloatOption(p, &o.BloomFilterFPChance)
+	case "crc_check_chance":
+		return parseFloatOption(p, &o.CRCCheckChance)
+	case "default_time_to_live":
+		return parseIntOption(p, &o.DefaultTTL)
+	case "gc_grace_seconds":
+		return parseIntOption(p, &o.GCGraceSeconds)
+	case "max_index_interval":
+		return parseIntOption(p, &o.MaxIndexInterval)
+	case "min_index_interval":
+		return parseIntOption(p, &o.MinIndexInterval)
+	case "memtable_flush_period_in_ms":
+		return parseIntOption(p, &o.MemtableFlushPeriodMs)
+	case "cdc":
+		b, err := parseBool(p)
+		o.CDC = b
+		return err
+	case "caching":
+		return o.setCaching(p.Map)
+	case "compaction":
+		return o.setCompaction(p.Map)
+	case "compression":
+		return o.setCompression(p.Map)
+	case "extensions":
+		o.Extensions = map[string][]byte{}
+		for k, v := range p.Map {
+			o.Extensions[k] = []byte(v)
+		}
+	default:
+		if !obsoleteTableOptions[p.Name] {
+			return cqlerr.Syntaxf("Unknown property '%s'", p.Name)
+		}
+	}
+	return nil
+}
+
+var knownScalarOptions = map[string]struct{}{
+	"comment": {}, "additional_write_policy": {}, "speculative_retry": {}, "read_repair": {},
+	"bloom_filter_fp_chance": {}, "crc_check_chance": {}, "default_time_to_live": {},
+	"gc_grace_seconds": {}, "max_index_interval": {}, "min_index_interval": {},
+	"memtable_flush_period_in_ms": {}, "cdc": {},
+}
+
+func parseFloatOption(p Property, dst *float64) error {
+	v, err := strconv.ParseFloat(p.Value, 64)
+	if err != nil {
+		return cqlerr.Syntaxf("Invalid double value %s for '%s'", p.Value, p.Name)
+	}
+	*dst = v
+	return nil
+}
+
+func parseIntOption(p Property, dst *int32) error {
+	v, err := strconv.ParseInt(p.Value, 10, 32)
+	if err != nil {
+		return cqlerr.Syntaxf("Invalid integer value %s for '%s'", p.Value, p.Name)
+	}
+	*dst = int32(v)
+	return nil
+}
+
+func parseBool(p Property) (bool, error) {
+	switch strings.ToLower(p.Value) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, cqlerr.Syntaxf("Invalid boolean value %s for '%s'. Boolean values must be 'true' or 'false'", p.Value, p.Name)
+}
+
+func (o *Options) setCaching(m map[string]string) error {
+	c := map[string]string{"keys": "ALL", "rows_per_partition": "NONE"}
+	for k, v := range m {
+		switch k {
+		case "keys":
+			v = strings.ToUpper(v)
+			if v != "ALL" && v != "NONE" {
+				return cqlerr.Configf("Invalid value '%s' for caching sub-option 'keys': only 'ALL' and 'NONE' are accepted", m[k])
+			}
+			c[k] = v
+		case "rows_per_partition":
+			up := strings.ToUpper(v)
+			if up == "ALL" || up == "NONE" {
+				c[k] = up
+				continue
+			}
+			if n, err := strconv.Atoi(v); err != nil || n < 0 {
+				return cqlerr.Configf("Invalid value '%s' for caching sub-option 'rows_per_partition': only 'ALL', 'NONE' or a positive integer are accepted", v)
+			}
+			c[k] = v
+		default:
+			return cqlerr.Configf("Invalid caching sub-options %s: only 'keys' and 'rows_per_partition' are allowed", FormatStringMap(m))
+		}
+	}
+	o.Caching = c
+	return nil
+}
+
+var compactionClasses = map[string]string{
+	"SizeTieredCompactionStrategy": "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy",
+	"LeveledCompactionStrategy":    "org.apache.cassandra.db.compaction.LeveledCompactionStrategy",
+	"TimeWindowCompactionStrategy": "org.apache.cassandra.db.compaction.TimeWindowCompactionStrategy",
+	"UnifiedCompactionStrategy":    "org.apache.cassandra.db.compaction.UnifiedCompactionStrategy",
+}
+
+func (o *Options) setCompaction(m map[string]string) error {
+	class, ok := m["class"]
+	if !ok {
+		return cqlerr.Configf("Missing sub-option 'class' for the 'compaction' option.")
+	}
+	full := class
+	if !strings.Contains(class, ".") {
+		full = compactionClasses[class]
+	}
+	if full == "" || !strings.HasPrefix(full, "org.apache.cassandra.db.compaction.") {
+		return cqlerr.Configf("Unable to find compaction strategy class '%s'", class)
+	}
+	c := defaultCompaction(full)
+	for k, v := range m {
+		if k != "class" {
+			c[k] = v
+		}
+	}
+	o.Compaction = c
+	return nil
+}
+
+var compressionClasses = map[string]string{
+	"LZ4Compressor":     "org.apache.cassandra.io.compress.LZ4Compressor",
+	"SnappyCompressor":  "org.apache.cassandra.io.compress.SnappyCompressor",
+	"DeflateCompressor": "org.apache.cassandra.io.compress.DeflateCompressor",
+	"ZstdCompressor":    "org.apache.cassandra.io.compress.ZstdCompressor",
+	"NoopCompressor":    "org.apache.cassandra.io.compress.NoopCompressor",
+}
+
+func (o *Options) setCompression(m map[string]string) error {
+	if enabled, ok := m["enabled"]; ok && strings.EqualFold(enabled, "false") {
+		o.Compression = map[string]string{"enabled": "false"}
+		return nil
+	}
+	class, ok := m["class"]
+	if !ok {
+		class, ok = m["sstable_compression"]
+	}
+	if !ok {
+		return cqlerr.Configf("Missing sub-option 'class' for the 'compression' option.")
+	}
+	full := class
+	if !strings.Contains(class, ".") {
+		full = compressionClasses[class]
+	}
+	if full == "" {
+		return cqlerr.Configf("Could not create Compression for type %s", class)
+	}
+	c := map[string]string{"class": full, "chunk_length_in_kb": "16"}
+	for k, v := range m {
+		switch k {
+		case "class", "sstable_compression", "enabled":
+		case "chunk_length_kb":
+			c["chunk_length_in_kb"] = v
+		default:
+			c[k] = v
+		}
+	}
+	o.Compression = c
+	return nil
+}
+
+func (o *Options) validate() error {
+	if o.BloomFilterFPChance <= 6.71e-05 || o.BloomFilterFPChance > 1 {
+		return cqlerr.Configf("bloom_filter_fp_chance must be larger than %s and less than or equal to 1.0 (got %s)",
+			"6.71E-5", javaDouble(o.BloomFilterFPChance))
+	}
+	if o.CRCCheckChance < 0 || o.CRCCheckChance > 1 {
+		return cqlerr.Configf("crc_check_chance must be larger than or equal to 0 and smaller than or equal to 1.0 (got %s)", javaDouble(o.CRCCheckChance))
+	}
+	if o.DefaultTTL < 0 {
+		return cqlerr.Configf("default_time_to_live must be greater than or equal to 0 (got %d)", o.DefaultTTL)
+	}
+	if o.DefaultTTL > MaxTTL {
+		return cqlerr.Configf("default_time_to_live must be less than or equal to %d (got %d)", MaxTTL, o.DefaultTTL)
+	}
+	if o.GCGraceSeconds < 0 {
+		return cqlerr.Configf("gc_grace_seconds must be greater than or equal to 0 (got %d)", o.GCGraceSeconds)
+	}
+	if o.MinIndexInterval < 1 {
+		return cqlerr.Configf("min_index_interval must be greater than or equal to 1 (got %d)", o.MinIndexInterval)
+	}
+	if o.MaxIndexInterval < o.MinIndexInterval {
+		return cqlerr.Configf("max_index_interval must be greater than or equal to min_index_interval (%d) (got %d)", o.MinIndexInterval, o.MaxIndexInterval)
+	}
+	if o.MemtableFlushPeriodMs < 0 {
+		return cqlerr.Configf("memtable_flush_period_in_ms must be greater than or equal to 0 (got %d)", o.MemtableFlushPeriodMs)
+	}
+	return nil
+}
+
+// javaDouble prints a float64 as Java's Double.toString does for the values
+// options take (always with a fraction: 1.0, 0.01).
+func javaDouble(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e7 {
+		return fmt.Sprintf("%.1f", f)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// JavaDouble is javaDouble for other packages (system tables, DESCRIBE).
+func JavaDouble(f float64) string { return javaDouble(f) }

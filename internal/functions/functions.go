@@ -1,0 +1,191 @@
+package functions
+
+import (
+	"strings"
+	"time"
+
+	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/types"
+)
+
+// Func is one overload of a native scalar function.
+type Func struct {
+	// Name is the name Cassandra reports (system.<name>).
+	Name          string
+	Args          []*types.Type
+	Return        *types.Type
+	Deterministic bool
+	// NullSafe functions are called with null arguments; others return
+	// null when any argument is null.
+	NullSafe bool
+	Impl     func(args [][]byte) ([]byte, error)
+}
+
+// Signature prints name(type, ...).
+func (f *Func) Signature() string {
+	parts := make([]string, len(f.Args))
+	for i, a := range f.Args {
+		parts[i] = a.String()
+	}
+	return "system." + f.Name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// Call runs f, applying the null rule.
+func (f *Func) Call(args [][]byte) ([]byte, error) {
+	if !f.NullSafe {
+		for _, a := range args {
+			if a == nil {
+				return nil, nil
+			}
+		}
+	}
+	return f.Impl(args)
+}
+
+var registry = map[string][]*Func{}
+
+func register(f *Func, aliases ...string) {
+	for _, n := range append([]string{f.Name}, aliases...) {
+		registry[strings.ToLower(n)] = append(registry[strings.ToLower(n)], f)
+	}
+}
+
+// Overloads returns every overload of a function name (case-insensitive),
+// or nil if there is no such function.
+func Overloads(name string) []*Func {
+	return registry[strings.ToLower(strings.TrimPrefix(strings.ToLower(name), "system."))]
+}
+
+func nowMillis() int64 { return time.Now().UnixMilli() }
+
+func init() {
+	registerTimeFunctions()
+	registerConversionFunctions()
+}
+
+func registerTimeFunctions() {
+	register(&Func{Name: "now", Return: types.Timeuuid, Impl: func([][]byte) ([]byte, error) {
+		return types.NewTimeUUID(), nil
+	}}, "current_timeuuid", "currentTimeUUID")
+	register(&Func{Name: "uuid", Return: types.UUID, Impl: func([][]byte) ([]byte, error) {
+		return types.NewRandomUUID(), nil
+	}})
+	register(&Func{Name: "currenttimestamp", Return: types.Timestamp, Impl: func([][]byte) ([]byte, error) {
+		return types.EncodeTimestamp(nowMillis()), nil
+	}}, "current_timestamp")
+	register(&Func{Name: "currentdate", Return: types.Date, Impl: func([][]byte) ([]byte, error) {
+		return types.EncodeDate(floorDiv(nowMillis(), 86400000))
+	}}, "current_date")
+	register(&Func{Name: "currenttime", Return: types.Time, Impl: func([][]byte) ([]byte, error) {
+		ms := nowMillis()
+		return types.EncodeTime((ms - floorDiv(ms, 86400000)*86400000) * 1e6)
+	}}, "current_time")
+
+	toTimestamp := func(from *types.Type) *Func {
+		return &Func{Name: "totimestamp", Args: []*types.Type{from}, Return: types.Timestamp, Deterministic: true,
+			Impl: func(a [][]byte) ([]byte, error) {
+				ms, err := millisOf(from, a[0])
+				if err != nil {
+					return nil, err
+				}
+				return types.EncodeTimestamp(ms), nil
+			}}
+	}
+	register(toTimestamp(types.Timeuuid), "to_timestamp")
+	register(toTimestamp(types.Date), "to_timestamp")
+	register(&Func{Name: "dateof", Args: []*types.Type{types.Timeuuid}, Return: types.Timestamp, Deterministic: true,
+		Impl: toTimestamp(types.Timeuuid).Impl})
+
+	toDate := func(from *types.Type) *Func {
+		return &Func{Name: "todate", Args: []*types.Type{from}, Return: types.Date, Deterministic: true,
+			Impl: func(a [][]byte) ([]byte, error) {
+				ms, err := millisOf(from, a[0])
+				if err != nil {
+					return nil, err
+				}
+				return types.EncodeDate(floorDiv(ms, 86400000))
+			}}
+	}
+	register(toDate(types.Timeuuid), "to_date")
+	register(toDate(types.Timestamp), "to_date")
+
+	toUnix := func(from *types.Type) *Func {
+		return &Func{Name: "tounixtimestamp", Args: []*types.Type{from}, Return: types.Bigint, Deterministic: true,
+			Impl: func(a [][]byte) ([]byte, error) {
+				ms, err := millisOf(from, a[0])
+				if err != nil {
+					return nil, err
+				}
+				return types.EncodeInt(types.Bigint, ms)
+			}}
+	}
+	register(toUnix(types.Timeuuid), "to_unix_timestamp")
+	register(toUnix(types.Timestamp), "to_unix_timestamp")
+	register(toUnix(types.Date), "to_unix_timestamp")
+	register(&Func{Name: "unixtimestampof", Args: []*types.Type{types.Timeuuid}, Return: types.Bigint, Deterministic: true,
+		Impl: toUnix(types.Timeuuid).Impl})
+
+	register(&Func{Name: "mintimeuuid", Args: []*types.Type{types.Timestamp}, Return: types.Timeuuid, Deterministic: true,
+		Impl: func(a [][]byte) ([]byte, error) {
+			ms, err := millisOf(types.Timestamp, a[0])
+			if err != nil {
+				return nil, err
+			}
+			return types.MinTimeUUID(ms), nil
+		}}, "min_timeuuid")
+	register(&Func{Name: "maxtimeuuid", Args: []*types.Type{types.Timestamp}, Return: types.Timeuuid, Deterministic: true,
+		Impl: func(a [][]byte) ([]byte, error) {
+			ms, err := millisOf(types.Timestamp, a[0])
+			if err != nil {
+				return nil, err
+			}
+			return types.MaxTimeUUID(ms), nil
+		}}, "max_timeuuid")
+}
+
+// millisOf returns the instant a timeuuid, timestamp or date denotes.
+func millisOf(t *types.Type, v []byte) (int64, error) {
+	switch t.Kind {
+	case types.KindTimeuuid:
+		return types.TimeUUIDTimestamp(v)
+	case types.KindTimestamp:
+		return types.Int64(types.Timestamp, v)
+	case types.KindDate:
+		days, err := types.DateDays(v)
+		return days * 86400000, err
+	}
+	return 0, cqlerr.Invalidf("cannot take a time from %s", t)
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// blobConvertible are the types with typeAsBlob / blobAsType functions.
+var blobConvertible = []*types.Type{types.Ascii, types.Bigint, types.Boolean, types.Counter, types.Date,
+	types.Decimal, types.Double, types.Duration, types.Float, types.Inet, types.Int, types.Smallint,
+	types.Text, types.Time, types.Timestamp, types.Timeuuid, types.Tinyint, types.UUID, types.Varint}
+
+func registerConversionFunctions() {
+	for _, t := range blobConvertible {
+		t := t
+		name := t.String()
+		register(&Func{Name: name + "asblob", Args: []*types.Type{t}, Return: types.Blob, Deterministic: true,
+			Impl: func(a [][]byte) ([]byte, error) { return a[0], nil }}, name+"_as_blob")
+		register(&Func{Name: "blobas" + name, Args: []*types.Type{types.Blob}, Return: t, Deterministic: true,
+			Impl: func(a [][]byte) ([]byte, error) {
+				if err := types.Validate(t, a[0]); err != nil {
+					return nil, cqlerr.Invalidf("In call to function system.blobas%s, value 0x%x is not a valid binary representation for type %s", name, a[0], name)
+				}
+				return a[0], nil
+			}}, "blob_as_"+name)
+	}
+	register(&Func{Name: "varcharasblob", Args: []*types.Type{types.Text}, Return: types.Blob, Deterministic: true,
+		Impl: func(a [][]byte) ([]byte, error) { return a[0], nil }})
+	register(&Func{Name: "blobasvarchar", Args: []*types.Type{types.Blob}, Return: types.Text, Deterministic: true,
+		Impl: func(a [][]byte) ([]byte, error) { return a[0], nil }})
+}

@@ -1,0 +1,238 @@
+package storage
+
+import (
+	"context"
+	"errors"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/partita-db/partita/internal/backend"
+)
+
+// Apply implements backend.Backend. Mutations of one physical partition are
+// coalesced first, so a batch behaves like one mutation per partition, as in
+// Cassandra. Partition and range deletions also remove the rows they shadow
+// physically (DeleteRange), so that reading past them costs one seek; rows
+// that carry newer data than the deletion are rewritten with only that data.
+func (s *Store) Apply(ctx context.Context, b *backend.WriteBatch) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	muts := coalesce(b.Mutations)
+	unlock := s.locks.lock(muts)
+	defer unlock()
+	batch := s.db.NewBatch()
+	defer batch.Close()
+	for i := range muts {
+		if err := s.writeMutation(batch, &muts[i]); err != nil {
+			return err
+		}
+	}
+	for _, t := range b.DropTables {
+		lo, hi := tableRange(t)
+		if err := batch.DeleteRange(lo, hi, nil); err != nil {
+			return err
+		}
+	}
+	for _, m := range b.Meta {
+		var err error
+		if m.Value == nil {
+			err = batch.Delete(metaKey(m.Key), nil)
+		} else {
+			err = batch.Set(metaKey(m.Key), m.Value, nil)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if batch.Empty() {
+		return nil
+	}
+	return batch.Commit(s.sync)
+}
+
+func needsRewrite(m *backend.Mutation) bool {
+	return !m.PartitionDeletion.IsLive() || len(m.RangeTombstones) > 0
+}
+
+// coalesce merges mutations of the same physical partition, keeping the
+// order in which partitions first appear.
+func coalesce(muts []backend.Mutation) []backend.Mutation {
+	if len(muts) <= 1 {
+		return muts
+	}
+	out := make([]backend.Mutation, 0, len(muts))
+	index := map[string]int{}
+	for _, m := range muts {
+		k := string(appendPhysical(nil, m.Partition))
+		i, ok := index[k]
+		if !ok {
+			index[k] = len(out)
+			out = append(out, m)
+			continue
+		}
+		dst := &out[i]
+		dst.PartitionDeletion = dst.PartitionDeletion.Max(m.PartitionDeletion)
+		dst.RangeTombstones = append(dst.RangeTombstones, m.RangeTombstones...)
+		if m.Static != nil {
+			if dst.Static == nil {
+				st := *m.Static
+				dst.Static = &st
+			} else {
+				merged := *dst.Static
+				backend.MergeInto(&merged, m.Static, nil)
+				dst.Static = &merged
+			}
+		}
+		dst.Rows = append(dst.Rows, m.Rows...)
+	}
+	return out
+}
+
+func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) error {
+	p := m.Partition
+	prefix := appendPhysical(nil, p)
+	h := newHeader()
+	h.deletion = m.PartitionDeletion
+	if needsRewrite(m) {
+		if err := s.removeShadowed(batch, m, prefix); err != nil {
+			return err
+		}
+	}
+	if !m.PartitionDeletion.IsLive() {
+		h.maxTimestamp = m.PartitionDeletion.MarkedForDeleteAt
+		h.tombstonesWritten++
+	}
+	var buf []byte
+	for _, rt := range m.RangeTombstones {
+		buf = encodeDeletion(buf[:0], rt.Deletion)
+		if err := batch.Merge(rangeTombstoneKey(p, rt.Slice), buf, nil); err != nil {
+			return err
+		}
+		h.maxTimestamp = max(h.maxTimestamp, rt.Deletion.MarkedForDeleteAt)
+		h.tombstonesWritten++
+	}
+	if m.Static != nil {
+		buf = encodeRow(buf[:0], m.Static)
+		if err := batch.Merge(append(append([]byte(nil), prefix...), kindStatic), buf, nil); err != nil {
+			return err
+		}
+		h.maxTimestamp = max(h.maxTimestamp, m.Static.MaxTimestamp())
+		h.bytesWritten += int64(len(buf))
+	}
+	for i := range m.Rows {
+		r := &m.Rows[i]
+		buf = encodeRow(buf[:0], r)
+		if err := batch.Merge(rowKey(prefix, r.Clustering), buf, nil); err != nil {
+			return err
+		}
+		h.maxTimestamp = max(h.maxTimestamp, r.MaxTimestamp())
+		h.rowsWritten++
+		h.bytesWritten += int64(len(buf) + len(r.Clustering))
+		if !r.Deletion.IsLive() {
+			h.tombstonesWritten++
+		}
+	}
+	return batch.Merge(append(append([]byte(nil), prefix...), kindHeader), h.encode(buf[:0]), nil)
+}
+
+// removeShadowed deletes, inside batch, the stored rows that m's partition
+// and range deletions shadow. It runs under the partition's exclusive lock.
+func (s *Store) removeShadowed(batch *pebble.Batch, m *backend.Mutation, prefix []byte) error {
+	stored, err := s.readHeader(prefix)
+	if err != nil {
+		return err
+	}
+	if stored.maxTimestamp == backend.NoTimestamp {
+		return nil // nothing was ever written here
+	}
+	if !m.PartitionDeletion.IsLive() {
+		lo := append(append([]byte(nil), prefix...), kindStatic)
+		hi := append(append([]byte(nil), prefix...), kindEnd)
+		if err := s.deleteRangeKeeping(batch, lo, hi, m.PartitionDeletion, stored.maxTimestamp); err != nil {
+			return err
+		}
+	}
+	for _, rt := range m.RangeTombstones {
+		if !m.PartitionDeletion.IsLive() && m.PartitionDeletion.MarkedForDeleteAt >= rt.Deletion.MarkedForDeleteAt {
+			continue // the partition deletion already removed more
+		}
+		lo := rowKey(prefix, rt.Slice.Start)
+		hi := append(append([]byte(nil), prefix...), kindEnd)
+		if rt.Slice.End != nil {
+			hi = rowKey(prefix, rt.Slice.End)
+		}
+		if err := s.deleteRangeKeeping(batch, lo, hi, rt.Deletion, stored.maxTimestamp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteRangeKeeping removes [lo, hi) and writes back what in it is newer
+// than d. When nothing stored is newer (the common case: the deletion uses
+// the current time) it reads nothing.
+func (s *Store) deleteRangeKeeping(batch *pebble.Batch, lo, hi []byte, d backend.DeletionTime, newest int64) error {
+	if newest <= d.MarkedForDeleteAt {
+		return batch.DeleteRange(lo, hi, nil)
+	}
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return err
+	}
+	type survivor struct{ key, value []byte }
+	var keep []survivor
+	var row backend.Row
+	for ok := it.First(); ok; ok = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			it.Close()
+			return err
+		}
+		key := it.Key()
+		if dk, err := decodeDataKey(key); err == nil && dk.kind == kindRangeTS {
+			// A range tombstone older than d is covered by it; a newer one stays.
+			rtDel, err := decodeDeletion(v)
+			if err != nil {
+				it.Close()
+				return err
+			}
+			if rtDel.MarkedForDeleteAt > d.MarkedForDeleteAt {
+				keep = append(keep, survivor{append([]byte(nil), key...), append([]byte(nil), v...)})
+			}
+			continue
+		}
+		if err := decodeRow(v, &row, false); err != nil {
+			it.Close()
+			return err
+		}
+		row.Purge(d)
+		if row.MaxTimestamp() > d.MarkedForDeleteAt {
+			keep = append(keep, survivor{append([]byte(nil), key...), encodeRow(nil, &row)})
+		}
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	if err := batch.DeleteRange(lo, hi, nil); err != nil {
+		return err
+	}
+	for _, sv := range keep {
+		if err := batch.Set(sv.key, sv.value, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) readHeader(prefix []byte) (header, error) {
+	v, closer, err := s.db.Get(append(append([]byte(nil), prefix...), kindHeader))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return newHeader(), nil
+	}
+	if err != nil {
+		return header{}, err
+	}
+	defer closer.Close()
+	return decodeHeader(v)
+}

@@ -1,0 +1,189 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"log"
+	"sort"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/partita-db/partita/internal/backend"
+)
+
+// Options configure a Store.
+type Options struct {
+	// Dir is the data directory; it is created if missing.
+	Dir string
+	// CacheBytes sizes Pebble's block cache (default 64 MiB).
+	CacheBytes int64
+	// NoSync acknowledges writes before the WAL is synced. Only tests and
+	// benchmarks that measure the difference may set it.
+	NoSync bool
+	// Logger receives Pebble's log lines; nil discards them.
+	Logger pebble.Logger
+}
+
+// Store is the embedded Pebble implementation of backend.Backend.
+type Store struct {
+	db    *pebble.DB
+	cache *pebble.Cache
+	sync  *pebble.WriteOptions
+	locks partitionLocks
+}
+
+var _ backend.Backend = (*Store)(nil)
+
+// Open opens (or creates) a store in opts.Dir.
+func Open(opts Options) (*Store, error) {
+	if opts.CacheBytes == 0 {
+		opts.CacheBytes = 64 << 20
+	}
+	cache := pebble.NewCache(opts.CacheBytes)
+	popts := &pebble.Options{
+		Cache:                      cache,
+		Merger:                     merger,
+		MemTableSize:               32 << 20,
+		L0CompactionThreshold:      4,
+		L0StopWritesThreshold:      1000,
+		LBaseMaxBytes:              64 << 20,
+		CompactionConcurrencyRange: func() (int, int) { return 1, 2 },
+	}
+	if opts.Logger != nil {
+		popts.Logger = opts.Logger
+	} else {
+		popts.Logger = quietLogger{}
+	}
+	db, err := pebble.Open(opts.Dir, popts)
+	if err != nil {
+		cache.Unref()
+		return nil, fmt.Errorf("open store in %s: %w", opts.Dir, err)
+	}
+	wo := pebble.Sync
+	if opts.NoSync {
+		wo = pebble.NoSync
+	}
+	return &Store{db: db, cache: cache, sync: wo}, nil
+}
+
+// Close flushes nothing extra: every acknowledged write is already in the
+// synced WAL.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	s.cache.Unref()
+	return err
+}
+
+// GetMeta implements backend.Backend.
+func (s *Store) GetMeta(_ context.Context, key []byte) ([]byte, error) {
+	v, closer, err := s.db.Get(metaKey(key))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	return append([]byte(nil), v...), nil
+}
+
+// ScanMeta implements backend.Backend.
+func (s *Store) ScanMeta(_ context.Context, prefix []byte) ([]backend.MetaWrite, error) {
+	lo := metaKey(prefix)
+	hi := backend.PrefixSuccessor(lo)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return nil, err
+	}
+	var out []backend.MetaWrite
+	for ok := it.First(); ok; ok = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			it.Close()
+			return nil, err
+		}
+		out = append(out, backend.MetaWrite{
+			Key:   append([]byte(nil), it.Key()[1:]...),
+			Value: append([]byte(nil), v...),
+		})
+	}
+	if err := it.Close(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// tableRange is the key range of every row of a table.
+func tableRange(table backend.TableID) (lo, hi []byte) {
+	lo = appendTablePrefix(nil, table)
+	if table == ^backend.TableID(0) {
+		return lo, []byte{prefixData + 1}
+	}
+	return lo, appendTablePrefix(nil, table+1)
+}
+
+// partitionLocks serialises deletions that rewrite a partition against the
+// writes to it: plain writes share a stripe, deletions take it exclusively.
+type partitionLocks struct {
+	seed    maphash.Seed
+	once    sync.Once
+	stripes [1024]sync.RWMutex
+}
+
+func (l *partitionLocks) stripe(p backend.LogicalPartition) int {
+	l.once.Do(func() { l.seed = maphash.MakeSeed() })
+	var h maphash.Hash
+	h.SetSeed(l.seed)
+	h.Write(p.Key)
+	return int((h.Sum64() ^ uint64(p.Token) ^ uint64(p.Table)) % uint64(len(l.stripes)))
+}
+
+type heldLock struct {
+	stripe    int
+	exclusive bool
+}
+
+// lock takes the stripes of every partition in muts, in stripe order so that
+// concurrent batches cannot deadlock, and returns the unlock function.
+func (l *partitionLocks) lock(muts []backend.Mutation) func() {
+	want := map[int]bool{}
+	for i := range muts {
+		st := l.stripe(muts[i].Partition.LogicalPartition)
+		want[st] = want[st] || needsRewrite(&muts[i])
+	}
+	held := make([]heldLock, 0, len(want))
+	for st, ex := range want {
+		held = append(held, heldLock{st, ex})
+	}
+	sort.Slice(held, func(i, j int) bool { return held[i].stripe < held[j].stripe })
+	for _, h := range held {
+		if h.exclusive {
+			l.stripes[h.stripe].Lock()
+		} else {
+			l.stripes[h.stripe].RLock()
+		}
+	}
+	return func() {
+		for _, h := range held {
+			if h.exclusive {
+				l.stripes[h.stripe].Unlock()
+			} else {
+				l.stripes[h.stripe].RUnlock()
+			}
+		}
+	}
+}
+
+// quietLogger drops Pebble's informational lines and keeps its errors.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any) {}
+func (quietLogger) Errorf(format string, args ...any) {
+	log.Printf("storage: "+format, args...)
+}
+func (quietLogger) Fatalf(format string, args ...any) {
+	log.Fatalf("storage: "+format, args...)
+}

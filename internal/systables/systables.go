@@ -1,0 +1,84 @@
+package systables
+
+import (
+	"context"
+	"strings"
+
+	"github.com/partita-db/partita/internal/catalog"
+	"github.com/partita-db/partita/internal/cqlerr"
+)
+
+// Env is what the rows are rendered from: the current schema snapshot and
+// the node's description.
+type Env struct {
+	Schema *catalog.Schema
+	Node   Node
+}
+
+// renderer fills in every row of one built-in table, in any order.
+type renderer func(env *Env, rs *rowSet)
+
+// renderers answer the built-in tables, by "keyspace.table".
+var renderers = map[string]renderer{
+	"system.local":    localRows,
+	"system.peers":    peersRows,
+	"system.peers_v2": peersRows,
+
+	"system_schema.keyspaces":       keyspacesRows,
+	"system_schema.tables":          tablesRows,
+	"system_schema.columns":         columnsRows,
+	"system_schema.dropped_columns": droppedColumnsRows,
+	"system_schema.types":           typesRows,
+	"system_schema.indexes":         indexesRows,
+	"system_schema.functions":       noRows,
+	"system_schema.aggregates":      noRows,
+	"system_schema.triggers":        noRows,
+	"system_schema.views":           noRows,
+
+	"system_virtual_schema.keyspaces": virtualKeyspacesRows,
+	"system_virtual_schema.tables":    virtualTablesRows,
+	"system_virtual_schema.columns":   virtualColumnsRows,
+}
+
+// Answers reports whether Rows can render table t.
+func Answers(t *catalog.Table) bool {
+	_, ok := renderers[t.Keyspace+"."+t.Name]
+	return ok
+}
+
+// Rows returns every row of a built-in table: each row holds one serialized
+// value per column of t.Columns, in that order (nil = null), and the rows
+// come in full-scan order (invariant 3). The caller filters, orders and
+// pages them.
+func Rows(ctx context.Context, env *Env, t *catalog.Table) ([][][]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	render, ok := renderers[t.Keyspace+"."+t.Name]
+	if !ok {
+		return nil, cqlerr.Serverf("no rows for built-in table %s", t.QualifiedName())
+	}
+	if env == nil || env.Schema == nil {
+		return nil, cqlerr.Serverf("no schema to render %s from", t.QualifiedName())
+	}
+	rs := newRowSet(t)
+	render(env, rs)
+	if len(rs.unknown) > 0 {
+		return nil, cqlerr.Serverf("table %s has no column %s", t.QualifiedName(), strings.Join(rs.unknown, ", "))
+	}
+	SortRows(t, orderOfKeyspace(env.Schema, t.Keyspace), rs.rows)
+	return rs.rows, nil
+}
+
+// orderOfKeyspace is OrderOf for a keyspace named in a table, also when the
+// snapshot lacks the keyspace (virtual keyspaces are known by name).
+func orderOfKeyspace(s *catalog.Schema, name string) PartitionOrder {
+	if ks := s.Keyspace(name); ks != nil {
+		return OrderOf(ks)
+	}
+	switch name {
+	case ViewsKeyspace, VirtualSchemaKeyspace, "system_partita":
+		return KeyOrder
+	}
+	return TokenOrder
+}
