@@ -1,0 +1,15 @@
+// Package cqltest runs datadriven CQL sessions for tests: statements in,
+// the rows or the exact error out, printed the way cqlsh shows them.
+//
+// Commands (testdata files, github.com/cockroachdb/datadriven):
+//
+//	exec                   run each statement of the input (separated by ';'
+//	                       at the end of a line); print "ok", the rows, or
+//	                       "error (<code>): <message>" for each
+//	query [page-size=N]    like exec, for one SELECT, fetching every page;
+//	                       with page-size, each page is printed separately
+//	restart                close and reopen the store and engine (data and
+//	                       schema must survive)
+//
+// Warnings are printed as "warning: ..." lines before the result.
+package cqltest

@@ -1,0 +1,170 @@
+package cqltest
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/engine"
+	"github.com/partita-db/partita/internal/storage"
+	"github.com/partita-db/partita/internal/types"
+)
+
+// Harness is an engine on a temporary store with one session.
+type Harness struct {
+	t       testing.TB
+	dir     string
+	store   *storage.Store
+	Engine  *engine.Engine
+	Session *engine.Session
+}
+
+// New opens a harness in a temporary directory.
+func New(t testing.TB) *Harness {
+	h := &Harness{t: t, dir: t.TempDir()}
+	h.open()
+	t.Cleanup(h.close)
+	return h
+}
+
+func (h *Harness) open() {
+	st, err := storage.Open(storage.Options{Dir: h.dir, NoSync: true})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	e, err := engine.Open(context.Background(), st, engine.DefaultConfig())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.store, h.Engine, h.Session = st, e, e.NewSession()
+}
+
+func (h *Harness) close() {
+	if h.store != nil {
+		_ = h.Engine.Close()
+		_ = h.store.Close()
+		h.store = nil
+	}
+}
+
+// Restart closes and reopens the store and engine; the session starts over
+// in the same keyspace.
+func (h *Harness) Restart() {
+	ks := h.Session.Keyspace()
+	h.close()
+	h.open()
+	if ks != "" {
+		if _, err := h.Session.Query(context.Background(), "USE "+types.QuoteIdent(ks), nil); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+}
+
+// RunFile runs a datadriven file against a fresh harness.
+func RunFile(t *testing.T, path string) {
+	h := New(t)
+	datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+		return h.Run(d)
+	})
+}
+
+// Run executes one datadriven command.
+func (h *Harness) Run(d *datadriven.TestData) string {
+	switch d.Cmd {
+	case "exec", "query":
+		pageSize := 0
+		for _, arg := range d.CmdArgs {
+			if arg.Key == "page-size" {
+				pageSize, _ = strconv.Atoi(arg.Vals[0])
+			}
+		}
+		var out strings.Builder
+		for _, stmt := range SplitStatements(d.Input) {
+			out.WriteString(h.Exec(stmt, pageSize))
+		}
+		return out.String()
+	case "restart":
+		h.Restart()
+		return "ok\n"
+	}
+	d.Fatalf(h.t, "unknown command %s", d.Cmd)
+	return ""
+}
+
+// SplitStatements splits input at ';' ending a line.
+func SplitStatements(input string) []string {
+	var out []string
+	var cur strings.Builder
+	for _, line := range strings.Split(input, "\n") {
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+		if strings.HasSuffix(strings.TrimSpace(line), ";") {
+			out = append(out, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		}
+	}
+	if s := strings.TrimSpace(cur.String()); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// Exec runs one statement (fetching every page of a SELECT) and formats
+// the outcome.
+func (h *Harness) Exec(stmt string, pageSize int) string {
+	ctx := context.Background()
+	var out strings.Builder
+	opts := &engine.Options{PageSize: int32(pageSize)}
+	for page := 0; ; page++ {
+		res, err := h.Session.Query(ctx, stmt, opts)
+		if err != nil {
+			e := cqlerr.As(err)
+			return fmt.Sprintf("error (%s): %s\n", e.Code, e.Message)
+		}
+		for _, w := range res.Warnings {
+			fmt.Fprintf(&out, "warning: %s\n", w)
+		}
+		switch res.Kind {
+		case engine.ResultRows:
+			if pageSize > 0 {
+				fmt.Fprintf(&out, "-- page %d\n", page+1)
+			}
+			FormatRows(&out, res)
+		case engine.ResultSchemaChange:
+			c := res.Change
+			fmt.Fprintf(&out, "%s %s %s\n", strings.ToLower(c.Type), strings.ToLower(c.Target), strings.TrimSuffix(c.Keyspace+"."+c.Name, "."))
+		case engine.ResultSetKeyspace:
+			fmt.Fprintf(&out, "use %s\n", res.Keyspace)
+		default:
+			out.WriteString("ok\n")
+		}
+		if res.PagingState == nil {
+			return out.String()
+		}
+		opts.PagingState = res.PagingState
+	}
+}
+
+// FormatRows prints a result like cqlsh: a header, then one line per row.
+func FormatRows(out *strings.Builder, res *engine.Result) {
+	names := make([]string, len(res.Columns))
+	for i, c := range res.Columns {
+		names[i] = c.Name
+	}
+	out.WriteString(strings.Join(names, " | "))
+	out.WriteByte('\n')
+	for _, row := range res.Rows {
+		cells := make([]string, len(row))
+		for i, v := range row {
+			cells[i] = types.Format(res.Columns[i].Type, v)
+		}
+		out.WriteString(strings.Join(cells, " | "))
+		out.WriteByte('\n')
+	}
+	fmt.Fprintf(out, "(%d rows)\n", len(res.Rows))
+}

@@ -1,0 +1,47 @@
+package engine
+
+import "net"
+
+// Config is what the engine needs to know of the node it runs on and the
+// limits it enforces. Names follow cassandra.yaml where one exists.
+type Config struct {
+	ClusterName string
+	DataCenter  string
+	Rack        string
+	// RPCAddress is the address clients dial (system.local.rpc_address);
+	// ListenAddress is the node's own address.
+	RPCAddress    net.IP
+	ListenAddress net.IP
+	NativePort    int
+	// Tokens are the node's ring tokens (system.local.tokens).
+	Tokens []int64
+
+	TombstoneWarnThreshold            int
+	TombstoneFailureThreshold         int
+	BatchSizeWarnThresholdBytes       int
+	BatchSizeFailThresholdBytes       int
+	UnloggedBatchAcrossPartitionsWarn int
+	// MaxPageBytes bounds the bytes of one result page.
+	MaxPageBytes int
+	// PreparedCacheSize bounds the number of prepared statements kept.
+	PreparedCacheSize int
+}
+
+// DefaultConfig returns Cassandra's defaults for one node.
+func DefaultConfig() Config {
+	return Config{
+		ClusterName:                       "Partita Cluster",
+		DataCenter:                        "datacenter1",
+		Rack:                              "rack1",
+		RPCAddress:                        net.IPv4(127, 0, 0, 1),
+		ListenAddress:                     net.IPv4(127, 0, 0, 1),
+		NativePort:                        9042,
+		TombstoneWarnThreshold:            1000,
+		TombstoneFailureThreshold:         100000,
+		BatchSizeWarnThresholdBytes:       5 << 10,
+		BatchSizeFailThresholdBytes:       50 << 10,
+		UnloggedBatchAcrossPartitionsWarn: 10,
+		MaxPageBytes:                      8 << 20,
+		PreparedCacheSize:                 10000,
+	}
+}

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/partita-db/partita/internal/backend"
+	"github.com/partita-db/partita/internal/catalog"
+	"github.com/partita-db/partita/internal/exec"
+	"github.com/partita-db/partita/internal/split"
+	"github.com/partita-db/partita/internal/systables"
+)
+
+// Engine executes statements against one backend.
+type Engine struct {
+	cfg      Config
+	backend  backend.Backend
+	catalog  *catalog.Catalog
+	split    *split.Layer
+	exec     *exec.Executor
+	node     systables.Node
+	prepared *preparedCache
+	clock    monotonicClock
+
+	mu        sync.Mutex
+	listeners []func(*catalog.Change)
+}
+
+const (
+	metaSchema = "schema"
+	metaHostID = "host_id"
+	metaTokens = "tokens"
+)
+
+// Open builds an engine on b: it loads the schema, registers the system
+// keyspaces and the node's identity (host id and tokens, kept in b).
+func Open(ctx context.Context, b backend.Backend, cfg Config) (*Engine, error) {
+	e := &Engine{cfg: cfg, backend: b, split: split.New(b), prepared: newPreparedCache(cfg.PreparedCacheSize)}
+	hostID, tokens, err := nodeIdentity(ctx, b, cfg)
+	if err != nil {
+		return nil, err
+	}
+	e.node = systables.Node{ClusterName: cfg.ClusterName, DataCenter: cfg.DataCenter, Rack: cfg.Rack,
+		ReleaseVersion: systables.DefaultReleaseVersion, CQLVersion: systables.DefaultCQLVersion, HostID: hostID,
+		RPCAddress: cfg.RPCAddress, ListenAddress: cfg.ListenAddress, BroadcastAddress: cfg.ListenAddress,
+		NativePort: cfg.NativePort, Tokens: tokens, Partitioner: systables.Murmur3Partitioner,
+		GossipGeneration: int32(time.Now().Unix())}
+	topo := catalog.Topology{DataCenters: []string{cfg.DataCenter}, Nodes: 1}
+	cat, err := catalog.Open(ctx, schemaStore{b}, topo, systables.Keyspaces())
+	if err != nil {
+		return nil, err
+	}
+	e.catalog = cat
+	cat.OnChange(func(_ *catalog.Schema, c *catalog.Change) {
+		e.mu.Lock()
+		ls := append([]func(*catalog.Change){}, e.listeners...)
+		e.mu.Unlock()
+		for _, l := range ls {
+			l(c)
+		}
+	})
+	e.exec = exec.New(e.split, e.systemEnv, exec.Limits{
+		TombstoneWarn: cfg.TombstoneWarnThreshold, TombstoneFailure: cfg.TombstoneFailureThreshold,
+		MaxPageBytes: cfg.MaxPageBytes, BatchSizeWarn: cfg.BatchSizeWarnThresholdBytes,
+		BatchSizeFail: cfg.BatchSizeFailThresholdBytes, UnloggedBatchAcrossPartitionsWarn: cfg.UnloggedBatchAcrossPartitionsWarn,
+	})
+	return e, nil
+}
+
+func (e *Engine) systemEnv() *systables.Env {
+	return &systables.Env{Schema: e.catalog.Current(), Node: e.node}
+}
+
+// Catalog returns the engine's catalog.
+func (e *Engine) Catalog() *catalog.Catalog { return e.catalog }
+
+// Close releases the engine (not the backend).
+func (e *Engine) Close() error { return nil }
+
+// OnSchemaChange registers f to be called after every schema change.
+func (e *Engine) OnSchemaChange(f func(*catalog.Change)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.listeners = append(e.listeners, f)
+}
+
+// nodeIdentity loads (or creates and stores) the node's host id and tokens.
+func nodeIdentity(ctx context.Context, b backend.Backend, cfg Config) ([16]byte, []int64, error) {
+	var id [16]byte
+	v, err := b.GetMeta(ctx, []byte(metaHostID))
+	if err != nil {
+		return id, nil, err
+	}
+	tv, err := b.GetMeta(ctx, []byte(metaTokens))
+	if err != nil {
+		return id, nil, err
+	}
+	if len(v) == 16 && len(tv) >= 8 {
+		copy(id[:], v)
+		tokens := cfg.Tokens
+		if len(tokens) == 0 {
+			for i := 0; i+8 <= len(tv); i += 8 {
+				tokens = append(tokens, int64(binary.BigEndian.Uint64(tv[i:])))
+			}
+		}
+		return id, tokens, nil
+	}
+	_, _ = rand.Read(id[:])
+	id[6] = id[6]&0x0f | 0x40
+	id[8] = id[8]&0x3f | 0x80
+	tokens := cfg.Tokens
+	if len(tokens) == 0 {
+		tokens = []int64{int64(binary.BigEndian.Uint64(id[:8]))}
+	}
+	var enc []byte
+	for _, t := range tokens {
+		enc = binary.BigEndian.AppendUint64(enc, uint64(t))
+	}
+	err = b.Apply(ctx, &backend.WriteBatch{Meta: []backend.MetaWrite{
+		{Key: []byte(metaHostID), Value: id[:]}, {Key: []byte(metaTokens), Value: enc}}})
+	return id, tokens, err
+}
+
+// schemaStore keeps the catalog in the backend's metadata.
+type schemaStore struct{ b backend.Backend }
+
+func (s schemaStore) LoadSchema(ctx context.Context) ([]byte, error) {
+	return s.b.GetMeta(ctx, []byte(metaSchema))
+}
+
+func (s schemaStore) SaveSchema(ctx context.Context, data []byte, dropped []backend.TableID) error {
+	return s.b.Apply(ctx, &backend.WriteBatch{Meta: []backend.MetaWrite{{Key: []byte(metaSchema), Value: data}}, DropTables: dropped})
+}
+
+// monotonicClock hands out strictly increasing microsecond timestamps, as
+// Cassandra's ClientState.getTimestamp does, so two writes of one client
+// never share a timestamp.
+type monotonicClock struct{ last atomic.Int64 }
+
+func (c *monotonicClock) now() int64 {
+	for {
+		now := time.Now().UnixMicro()
+		last := c.last.Load()
+		if now <= last {
+			now = last + 1
+		}
+		if c.last.CompareAndSwap(last, now) {
+			return now
+		}
+	}
+}

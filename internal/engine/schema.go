@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/partita-db/partita/internal/catalog"
+	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/plan"
+)
+
+// runSchema runs a schema statement through the catalog.
+func (e *Engine) runSchema(ctx context.Context, p plan.Statement) (*Result, error) {
+	var res catalog.Result
+	var err error
+	c := e.catalog
+	switch p := p.(type) {
+	case *plan.CreateKeyspace:
+		res, err = c.CreateKeyspace(ctx, p.Spec)
+	case *plan.AlterKeyspace:
+		res, err = c.AlterKeyspace(ctx, p.Spec)
+	case *plan.DropKeyspace:
+		res, err = c.DropKeyspace(ctx, p.Name, p.IfExists)
+	case *plan.CreateTable:
+		res, err = c.CreateTable(ctx, p.Spec)
+	case *plan.AlterTable:
+		res, err = c.AlterTable(ctx, p.Spec)
+	case *plan.DropTable:
+		res, err = c.DropTable(ctx, p.Keyspace, p.Name, p.IfExists)
+	case *plan.CreateType:
+		res, err = c.CreateType(ctx, p.Spec)
+	case *plan.DropType:
+		res, err = c.DropType(ctx, p.Keyspace, p.Name, p.IfExists)
+	case *plan.Truncate:
+		if err := c.Truncate(ctx, p.Table); err != nil {
+			return nil, err
+		}
+		return &Result{Kind: ResultVoid}, nil
+	default:
+		return nil, cqlerr.Serverf("unexpected plan %T", p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res.Change == nil {
+		return &Result{Kind: ResultVoid, Warnings: res.Warnings}, nil
+	}
+	return &Result{Kind: ResultSchemaChange, Change: res.Change, Warnings: res.Warnings}, nil
+}
+
+// Batch runs a BATCH request.
+func (s *Session) Batch(ctx context.Context, b *BatchRequest) (*Result, error) {
+	e := s.engine
+	ks := s.Keyspace()
+	items := make([]execItem, 0, len(b.Statements))
+	for _, st := range b.Statements {
+		var p plan.Statement
+		if st.ID != nil {
+			ps := e.prepared.get(st.ID)
+			if ps == nil {
+				return nil, cqlerr.NewUnprepared(st.ID)
+			}
+			var err error
+			if p, err = e.currentPlan(ps); err != nil {
+				return nil, err
+			}
+		} else {
+			stmt, err := parseStatement(st.Query)
+			if err != nil {
+				return nil, err
+			}
+			if p, err = plan.Plan(stmt, e.catalog.Current(), ks); err != nil {
+				return nil, err
+			}
+		}
+		m, ok := p.(*plan.Modify)
+		if !ok {
+			return nil, cqlerr.Invalidf("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
+		}
+		vals, err := bindValues(m.Vars, &Options{Values: st.Values, Names: st.Names})
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, execItem{m, vals})
+	}
+	return e.runBatch(ctx, b, items)
+}

@@ -1,0 +1,283 @@
+package engine
+
+import (
+	"context"
+	"hash/fnv"
+	"strings"
+	"sync"
+
+	"github.com/partita-db/partita/internal/catalog"
+	"github.com/partita-db/partita/internal/cql/ast"
+	"github.com/partita-db/partita/internal/cql/parser"
+	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/exec"
+	"github.com/partita-db/partita/internal/plan"
+)
+
+// Session is one client connection's state. It is not safe for concurrent
+// use except through the methods below, which may be called concurrently:
+// the current keyspace is the only mutable state and is guarded.
+type Session struct {
+	engine   *Engine
+	mu       sync.Mutex
+	keyspace string
+}
+
+// NewSession starts a session with no current keyspace.
+func (e *Engine) NewSession() *Session { return &Session{engine: e} }
+
+// Keyspace returns the session's current keyspace.
+func (s *Session) Keyspace() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.keyspace
+}
+
+func (s *Session) setKeyspace(ks string) {
+	s.mu.Lock()
+	s.keyspace = ks
+	s.mu.Unlock()
+}
+
+// Query runs one statement given as text (QUERY).
+func (s *Session) Query(ctx context.Context, query string, opts *Options) (*Result, error) {
+	stmt, err := parser.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	ks := s.Keyspace()
+	p, err := plan.Plan(stmt, s.engine.catalog.Current(), ks)
+	if err != nil {
+		return nil, err
+	}
+	return s.run(ctx, p, opts, fingerprint(ks, query))
+}
+
+// Prepare prepares a statement (PREPARE).
+func (s *Session) Prepare(ctx context.Context, query string) (*Result, error) {
+	stmt, err := parser.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	ks := s.Keyspace()
+	schema := s.engine.catalog.Current()
+	p, err := plan.Plan(stmt, schema, ks)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := stmt.(*ast.Batch); ok {
+		return nil, cqlerr.Invalidf("Batch statements cannot be prepared; prepare their statements and send a BATCH message")
+	}
+	id := statementID(ks, query)
+	s.engine.prepared.put(&prepared{id: id, query: query, keyspace: ks, stmt: stmt, schema: schema, plan: p})
+	return preparedResult(id, p), nil
+}
+
+// Execute runs a prepared statement (EXECUTE).
+func (s *Session) Execute(ctx context.Context, id []byte, opts *Options) (*Result, error) {
+	ps := s.engine.prepared.get(id)
+	if ps == nil {
+		return nil, cqlerr.NewUnprepared(id)
+	}
+	p, err := s.engine.currentPlan(ps)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.run(ctx, p, opts, fingerprintID(id))
+	if err == nil && res.Kind == ResultRows && opts.SkipMetadata {
+		res.NoMetadata = true
+	}
+	return res, err
+}
+
+// currentPlan returns the prepared statement's plan, re-planned if the
+// schema changed since (invariant 2).
+func (e *Engine) currentPlan(ps *prepared) (plan.Statement, error) {
+	schema := e.catalog.Current()
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.schema != schema {
+		p, err := plan.Plan(ps.stmt, schema, ps.keyspace)
+		if err != nil {
+			return nil, err
+		}
+		ps.plan, ps.schema = p, schema
+	}
+	return ps.plan, nil
+}
+
+func fingerprint(keyspace, query string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(keyspace))
+	h.Write([]byte{0})
+	h.Write([]byte(query))
+	return h.Sum64()
+}
+
+func fingerprintID(id []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(id)
+	return h.Sum64()
+}
+
+// bindValues orders the request's values as the statement's bind
+// variables, resolving named values.
+func bindValues(vars []plan.BindVar, opts *Options) ([]exec.Value, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if len(opts.Names) == 0 {
+		if len(opts.Values) != len(vars) {
+			return nil, cqlerr.Invalidf("There were %d markers(?) in CQL but %d bound variables", len(vars), len(opts.Values))
+		}
+		out := make([]exec.Value, len(vars))
+		for i, v := range opts.Values {
+			out[i] = exec.Value{Bytes: v.Bytes, Unset: v.Unset}
+		}
+		return out, nil
+	}
+	byName := map[string]Value{}
+	for i, n := range opts.Names {
+		if i < len(opts.Values) {
+			byName[strings.ToLower(n)] = opts.Values[i]
+		}
+	}
+	out := make([]exec.Value, len(vars))
+	for i, v := range vars {
+		val, ok := byName[strings.ToLower(v.Name)]
+		if !ok {
+			return nil, cqlerr.Invalidf("No value found for bind variable %s", v.Name)
+		}
+		out[i] = exec.Value{Bytes: val.Bytes, Unset: val.Unset}
+	}
+	return out, nil
+}
+
+// run executes a plan.
+func (s *Session) run(ctx context.Context, p plan.Statement, opts *Options, fp uint64) (*Result, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	e := s.engine
+	switch p := p.(type) {
+	case *plan.Select:
+		return e.runSelect(ctx, p, opts, fp)
+	case *plan.Modify:
+		vals, err := bindValues(p.Vars, opts)
+		if err != nil {
+			return nil, err
+		}
+		req := e.request(vals, opts)
+		if err := e.exec.Modify(ctx, p, req); err != nil {
+			return nil, err
+		}
+		return &Result{Kind: ResultVoid}, nil
+	case *plan.Batch:
+		vals, err := bindValues(p.Vars, opts)
+		if err != nil {
+			return nil, err
+		}
+		items := make([]exec.BatchItem, len(p.Statements))
+		for i, m := range p.Statements {
+			items[i] = exec.BatchItem{Modify: m, Values: vals}
+		}
+		warnings, err := e.exec.Batch(ctx, p.Type, items, p.Timestamp, vals, e.request(vals, opts))
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Kind: ResultVoid, Warnings: warnings}, nil
+	case *plan.Use:
+		if e.catalog.Current().Keyspace(p.Keyspace) == nil {
+			return nil, cqlerr.Invalidf("Keyspace '%s' does not exist", p.Keyspace)
+		}
+		s.setKeyspace(p.Keyspace)
+		return &Result{Kind: ResultSetKeyspace, Keyspace: p.Keyspace}, nil
+	}
+	return e.runSchema(ctx, p)
+}
+
+func (e *Engine) request(vals []exec.Value, opts *Options) *exec.Request {
+	req := &exec.Request{Values: vals, PageSize: int(opts.PageSize), PagingState: opts.PagingState}
+	if opts.HasTimestamp {
+		req.Timestamp = opts.Timestamp
+	} else {
+		req.Timestamp = e.clock.now()
+	}
+	return req
+}
+
+func (e *Engine) runSelect(ctx context.Context, p *plan.Select, opts *Options, fp uint64) (*Result, error) {
+	vals, err := bindValues(p.Vars, opts)
+	if err != nil {
+		return nil, err
+	}
+	req := e.request(vals, opts)
+	req.Statement = fp
+	rows, err := e.exec.Select(ctx, p, req)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Kind: ResultRows, Columns: columns(p.Columns()), Rows: rows.Rows, PagingState: rows.PagingState, Warnings: rows.Warnings}
+	if p.Selection.Aggregate && !p.GroupBy {
+		if p.IsKeyRange {
+			res.Warnings = append(res.Warnings, "Aggregation query used without partition key")
+		} else if hasIN(p.PartitionKey) {
+			res.Warnings = append(res.Warnings, "Aggregation query used on multiple partition keys (IN restriction)")
+		}
+	}
+	return res, nil
+}
+
+func hasIN(pk [][]*plan.Term) bool {
+	for _, vals := range pk {
+		if len(vals) != 1 || vals[0].Kind == plan.TermBindList {
+			return true
+		}
+	}
+	return false
+}
+
+func columns(rc []plan.ResultColumn) []Column {
+	out := make([]Column, len(rc))
+	for i, c := range rc {
+		out[i] = Column{Keyspace: c.Keyspace, Table: c.Table, Name: c.Name, Type: c.Type}
+	}
+	return out
+}
+
+// preparedResult describes a prepared statement to the client.
+func preparedResult(id []byte, p plan.Statement) *Result {
+	res := &Result{Kind: ResultPrepared, PreparedID: id}
+	var vars []plan.BindVar
+	switch p := p.(type) {
+	case *plan.Select:
+		vars = p.Vars
+		res.Columns = columns(p.Columns())
+		res.PKIndexes = pkIndexes(p.Table.PartitionKey, p.PartitionKey)
+	case *plan.Modify:
+		vars = p.Vars
+		res.PKIndexes = pkIndexes(p.Table.PartitionKey, p.PartitionKey)
+	case *plan.Batch:
+		vars = p.Vars
+	}
+	for _, v := range vars {
+		res.BindVariables = append(res.BindVariables, Column{Keyspace: v.Keyspace, Table: v.Table, Name: v.Name, Type: v.Type})
+	}
+	return res
+}
+
+// pkIndexes lists, for each partition key column, the bind marker that
+// gives its value, or nothing unless every column has one.
+func pkIndexes(cols []*catalog.Column, pk [][]*plan.Term) []uint16 {
+	if len(pk) != len(cols) {
+		return nil
+	}
+	out := make([]uint16, 0, len(cols))
+	for _, vals := range pk {
+		if len(vals) != 1 || vals[0] == nil || vals[0].Kind != plan.TermBind {
+			return nil
+		}
+		out = append(out, uint16(vals[0].Bind))
+	}
+	return out
+}

@@ -1,0 +1,15 @@
+// Package exec runs plans: it evaluates terms with the bound values, turns
+// modification plans into mutations of logical partitions, and runs
+// SELECT plans — partition and slice selection, filtering, limits, paging,
+// aggregation — over the split layer (or the system tables).
+//
+// Invariants:
+//  1. One statement execution uses one "now" for TTL expiry and one write
+//     timestamp for all of its cells (a batch shares one too).
+//  2. Paging state is self-contained: the last partition key and clustering
+//     key returned, the remaining limits, and a hash of the statement; a
+//     page resumes strictly after the last row returned, so no row is
+//     lost or repeated even if data changes between pages.
+//  3. A row is returned at most once per page and rows of one partition
+//     come in clustering order (reversed when the plan says so).
+package exec

@@ -1,0 +1,77 @@
+package exec
+
+import (
+	"context"
+	"time"
+
+	"github.com/partita-db/partita/internal/plan"
+	"github.com/partita-db/partita/internal/split"
+	"github.com/partita-db/partita/internal/systables"
+)
+
+// Limits are the thresholds reads and writes enforce (cassandra.yaml).
+type Limits struct {
+	TombstoneWarn                     int
+	TombstoneFailure                  int
+	MaxPageBytes                      int
+	BatchSizeWarn                     int
+	BatchSizeFail                     int
+	UnloggedBatchAcrossPartitionsWarn int
+}
+
+// Executor runs plans on a split layer and the system tables.
+type Executor struct {
+	store  *split.Layer
+	env    func() *systables.Env
+	limits Limits
+}
+
+// New returns an executor. env provides the current system table context.
+func New(store *split.Layer, env func() *systables.Env, limits Limits) *Executor {
+	return &Executor{store: store, env: env, limits: limits}
+}
+
+// Request carries what one execution needs besides its plan.
+type Request struct {
+	Values      []Value
+	PageSize    int
+	PagingState []byte
+	// Statement fingerprints the statement for paging states.
+	Statement uint64
+	// Timestamp is the write timestamp in microseconds (0: now).
+	Timestamp int64
+	// Now is the execution's "now"; zero means time.Now().
+	Now time.Time
+}
+
+func (r *Request) now() time.Time {
+	if r.Now.IsZero() {
+		r.Now = time.Now()
+	}
+	return r.Now
+}
+
+func (r *Request) writeTimestamp() int64 {
+	if r.Timestamp != 0 {
+		return r.Timestamp
+	}
+	return r.now().UnixMicro()
+}
+
+// Rows is a SELECT's result page.
+type Rows struct {
+	Columns     []plan.ResultColumn
+	Rows        [][][]byte
+	PagingState []byte
+	Warnings    []string
+}
+
+// Modify runs an INSERT, UPDATE or DELETE.
+func (x *Executor) Modify(ctx context.Context, m *plan.Modify, req *Request) error {
+	w := &writeContext{evaluator: evaluator{values: req.Values}, timestamp: req.writeTimestamp(), now: req.now().Unix()}
+	muts, err := w.mutations(m)
+	if err != nil {
+		return err
+	}
+	return x.apply(ctx, muts)
+}

@@ -1,0 +1,562 @@
+package exec
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/partita-db/partita/internal/backend"
+	"github.com/partita-db/partita/internal/catalog"
+	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/plan"
+	"github.com/partita-db/partita/internal/token"
+	"github.com/partita-db/partita/internal/types"
+)
+
+// selectRun is one execution of a SELECT plan: it receives rows partition
+// by partition and builds one page.
+type selectRun struct {
+	x       *Executor
+	p       *plan.Select
+	ev      *evaluator
+	filters []compiledFilter
+	now     int64
+
+	pageSize   int   // 0: unlimited
+	remaining  int64 // LIMIT left; -1: none
+	perPartLim int64 // PER PARTITION LIMIT; -1: none
+	maxBytes   int
+
+	out     [][][]byte
+	outKeys [][][]byte // clustering values of each output row (post-ordering)
+	bytes   int
+	hasMore bool
+	done    bool
+
+	// position of the last emitted row
+	lastPartition  []byte
+	lastClustering []byte
+	// current partition
+	pk            [][]byte
+	pkKey         []byte
+	static        *backend.Row
+	partEmitted   int64
+	partRemaining int64
+	resumeClust   []byte // resuming this partition after this clustering key
+
+	agg        *aggregation
+	tombstones int64
+	liveRows   int64
+	wantStatic bool
+}
+
+// Select runs a SELECT and returns one page.
+func (x *Executor) Select(ctx context.Context, p *plan.Select, req *Request) (*Rows, error) {
+	ev := &evaluator{values: req.Values}
+	r := &selectRun{x: x, p: p, ev: ev, now: req.now().Unix(), remaining: -1, perPartLim: -1, maxBytes: x.limits.MaxPageBytes}
+	var err error
+	if r.remaining, err = ev.limit(p.Limit); err != nil {
+		return nil, err
+	}
+	if r.perPartLim, err = ev.limit(p.PerPartitionLimit); err != nil {
+		return nil, err
+	}
+	if r.filters, err = ev.compileFilters(p.Filters); err != nil {
+		return nil, err
+	}
+	r.pageSize = req.PageSize
+	if len(p.PostOrder) > 0 && r.pageSize > 0 && !(r.remaining >= 0 && r.remaining <= int64(r.pageSize)) {
+		return nil, cqlerr.Invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
+	}
+	if p.Selection.Aggregate || p.GroupBy || len(p.PostOrder) > 0 {
+		r.pageSize = 0 // these read everything and page their output whole
+		r.agg = newAggregation(p)
+	}
+	var state *pagingState
+	if len(req.PagingState) > 0 && r.pageSize > 0 {
+		if state, err = decodePagingState(req.PagingState, req.Statement); err != nil {
+			return nil, err
+		}
+		r.remaining = state.remaining
+	}
+	r.wantStatic = p.Table.HasStatics()
+	switch {
+	case p.Table.Virtual:
+		err = r.runVirtual(ctx)
+	case p.PartitionKey != nil:
+		err = r.runKeys(ctx, state)
+	default:
+		err = r.runRange(ctx, state)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r.finish(req)
+}
+
+// limit evaluates LIMIT or PER PARTITION LIMIT (-1 when absent).
+func (e *evaluator) limit(t *plan.Term) (int64, error) {
+	if t == nil {
+		return -1, nil
+	}
+	v, unset, err := e.evalValid(t)
+	if err != nil {
+		return 0, err
+	}
+	if unset {
+		return -1, nil
+	}
+	if v == nil {
+		return 0, cqlerr.Invalidf("Invalid null value of limit")
+	}
+	n, err := types.Int64(types.Int, v)
+	if err != nil {
+		return 0, err
+	}
+	if n <= 0 {
+		return 0, cqlerr.Invalidf("LIMIT must be strictly positive")
+	}
+	return n, nil
+}
+
+func (r *selectRun) finish(req *Request) (*Rows, error) {
+	res := &Rows{Columns: r.p.Columns()}
+	if r.agg != nil {
+		rows, err := r.agg.result(r)
+		if err != nil {
+			return nil, err
+		}
+		res.Rows = rows
+	} else {
+		res.Rows = r.out
+	}
+	if r.hasMore && r.pageSize > 0 {
+		st := &pagingState{partition: r.lastPartition, clustering: r.lastClustering,
+			remaining: r.remaining, remainingInPartition: r.partRemaining}
+		res.PagingState = st.encode(req.Statement)
+	}
+	if r.x.limits.TombstoneWarn > 0 && r.tombstones > int64(r.x.limits.TombstoneWarn) {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("Read %d live rows and %d tombstone cells for query %s (see tombstone_warn_threshold)",
+			r.liveRows, r.tombstones, r.describe()))
+	}
+	return res, nil
+}
+
+func (r *selectRun) describe() string {
+	return "SELECT * FROM " + r.p.Table.QualifiedName()
+}
+
+// checkTombstones enforces tombstone_failure_threshold.
+func (r *selectRun) checkTombstones(stats backend.ReadStats) error {
+	r.tombstones += stats.Tombstones
+	r.liveRows += stats.LiveRows
+	if r.x.limits.TombstoneFailure > 0 && r.tombstones > int64(r.x.limits.TombstoneFailure) {
+		e := cqlerr.New(cqlerr.ReadFailure, "Operation failed - received 0 responses and 1 failures: READ_TOO_MANY_TOMBSTONES from /127.0.0.1:7000")
+		e.Consistency, e.Received, e.BlockFor, e.NumFailures = 1, 0, 1, 1
+		return e
+	}
+	return nil
+}
+
+// runKeys reads the partitions named by the partition key restriction.
+func (r *selectRun) runKeys(ctx context.Context, state *pagingState) error {
+	keys, err := r.ev.partitionKeys(r.p.Table, r.p.PartitionKey)
+	if err != nil {
+		return err
+	}
+	slices := []backend.Slice{backend.FullSlice}
+	if len(r.p.Clustering) > 0 {
+		if slices, err = r.ev.clusteringSlices(r.p.Table, r.p.Clustering); err != nil {
+			return err
+		}
+	}
+	start := 0
+	if state != nil {
+		start = len(keys)
+		for i, k := range keys {
+			if bytes.Equal(k.logical.Key, state.partition) {
+				start = i
+				break
+			}
+		}
+	}
+	for i := start; i < len(keys) && !r.done; i++ {
+		readSlices := slices
+		r.resumeClust = nil
+		r.partRemaining = r.perPartLim
+		if state != nil && i == start {
+			if state.clustering == nil {
+				continue // that partition was finished
+			}
+			r.resumeClust = state.clustering
+			r.partRemaining = state.remainingInPartition
+			readSlices = resumeSlices(slices, state.clustering, r.p.Reversed)
+		}
+		if err := r.readPartition(ctx, keys[i], readSlices); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resumeSlices keeps what lies strictly after the last clustering key
+// returned (before it, when reading in reverse).
+func resumeSlices(slices []backend.Slice, last []byte, reverse bool) []backend.Slice {
+	bound := backend.Slice{Start: append(append([]byte(nil), last...), 0x00)}
+	if reverse {
+		bound = backend.Slice{Start: nil, End: last}
+	}
+	var out []backend.Slice
+	for _, s := range slices {
+		if x := s.Intersect(bound); !x.IsEmpty() {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (r *selectRun) readPartition(ctx context.Context, k partitionKey, slices []backend.Slice) error {
+	it, err := r.x.store.Read(ctx, backend.ReadCommand{Partition: k.logical.Physical(backend.HomeShard),
+		Slices: slices, Reverse: r.p.Reversed, Static: r.wantStatic, Now: r.now})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	r.beginPartition(k.components, k.logical.Key)
+	for !r.done && it.Next() {
+		if err := r.onRow(it.Row()); err != nil {
+			return err
+		}
+		if r.partitionFull() {
+			break
+		}
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	if err := r.checkTombstones(it.Stats()); err != nil {
+		return err
+	}
+	return r.endPartition()
+}
+
+// runRange scans partitions in token order.
+func (r *selectRun) runRange(ctx context.Context, state *pagingState) error {
+	t := r.p.Table
+	cmd := backend.ScanCommand{Table: t.StorageID, Static: r.wantStatic, Now: r.now}
+	if err := r.tokenBounds(&cmd); err != nil || r.done {
+		return err
+	}
+	r.partRemaining = r.perPartLim
+	if state != nil {
+		tok := token.Of(state.partition)
+		cmd.Start = &backend.TokenBound{Token: tok, Key: state.partition, Inclusive: state.clustering != nil}
+		if state.clustering != nil {
+			cmd.After = state.clustering
+			r.resumeClust = state.clustering
+			r.partRemaining = state.remainingInPartition
+		}
+	}
+	it, err := r.x.store.Scan(ctx, cmd)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	var current []byte
+	for !r.done && it.Next() {
+		part := it.Partition()
+		if current == nil || !bytes.Equal(part.Key, current) {
+			if current != nil {
+				if err := r.endPartition(); err != nil {
+					return err
+				}
+				r.resumeClust = nil
+				r.partRemaining = r.perPartLim
+				if r.done {
+					break
+				}
+			}
+			current = append(current[:0], part.Key...)
+			comps, err := token.SplitKey(part.Key, len(t.PartitionKey))
+			if err != nil {
+				return err
+			}
+			r.beginPartition(comps, part.Key)
+		}
+		if err := r.onRow(it.Row()); err != nil {
+			return err
+		}
+		if r.partitionFull() {
+			it.SkipPartition()
+		}
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	if err := r.checkTombstones(it.Stats()); err != nil {
+		return err
+	}
+	if current != nil && !r.done {
+		return r.endPartition()
+	}
+	return nil
+}
+
+// tokenBounds applies a token() restriction to a scan.
+func (r *selectRun) tokenBounds(cmd *backend.ScanCommand) error {
+	tr := r.p.Token
+	if tr == nil {
+		return nil
+	}
+	bound := func(t *plan.Term, inclusive bool) (*backend.TokenBound, error) {
+		v, unset, err := r.ev.evalValid(t)
+		if err != nil {
+			return nil, err
+		}
+		if unset || v == nil {
+			return nil, cqlerr.Invalidf("Invalid null token value")
+		}
+		n, err := types.Int64(types.Bigint, v)
+		if err != nil {
+			return nil, err
+		}
+		return &backend.TokenBound{Token: token.Token(n), Inclusive: inclusive}, nil
+	}
+	var err error
+	if tr.Kind == plan.RestrictEQ {
+		if cmd.Start, err = bound(tr.Value, true); err != nil {
+			return err
+		}
+		cmd.End = &backend.TokenBound{Token: cmd.Start.Token, Inclusive: true}
+		return nil
+	}
+	if tr.Start.Value != nil {
+		if cmd.Start, err = bound(tr.Start.Value, tr.Start.Inclusive); err != nil {
+			return err
+		}
+	}
+	if tr.End.Value != nil {
+		if cmd.End, err = bound(tr.End.Value, tr.End.Inclusive); err != nil {
+			return err
+		}
+		// The minimum token as an end bound means the end of the ring.
+		if cmd.End.Token == token.MinToken && !(cmd.Start != nil && cmd.Start.Token == token.MinToken) {
+			cmd.End = nil
+		}
+	}
+	return nil
+}
+
+func (r *selectRun) beginPartition(components [][]byte, key []byte) {
+	r.pk = components
+	r.pkKey = append(r.pkKey[:0], key...)
+	r.static = nil
+	r.partEmitted = 0
+}
+
+func (r *selectRun) partitionFull() bool {
+	return r.p.Distinct && r.partEmitted > 0 || r.partRemaining == 0
+}
+
+// onRow handles one row from storage (the static row comes first).
+func (r *selectRun) onRow(row *backend.Row) error {
+	if row.Clustering == nil {
+		st := *row
+		st.Cells = append([]backend.Cell(nil), row.Cells...)
+		r.static = &st
+		return nil
+	}
+	if r.p.Distinct {
+		return r.emit(r.view(nil, nil))
+	}
+	ck, err := decodeClustering(r.p.Table, row.Clustering, nil)
+	if err != nil {
+		return err
+	}
+	v := r.view(row, ck)
+	for i := range r.filters {
+		if !r.filters[i].matches(v) {
+			return nil
+		}
+	}
+	return r.emit(v)
+}
+
+func (r *selectRun) view(row *backend.Row, ck [][]byte) *rowView {
+	v := &rowView{table: r.p.Table, pk: r.pk, pkKey: r.pkKey, ck: ck, row: row, static: r.static, now: r.now}
+	if row != nil {
+		v.ckKey = row.Clustering
+	}
+	return v
+}
+
+// endPartition emits a static-only row for a partition that has static
+// content but no selected rows, when the query asks for whole partitions.
+func (r *selectRun) endPartition() error {
+	if r.partEmitted > 0 || r.static == nil || r.resumeClust != nil || r.done {
+		return nil
+	}
+	if len(r.p.Clustering) > 0 || !r.selectsStatics() {
+		return nil
+	}
+	v := r.view(nil, nil)
+	for i := range r.filters {
+		if !r.filters[i].matches(v) {
+			return nil
+		}
+	}
+	return r.emit(v)
+}
+
+func (r *selectRun) selectsStatics() bool {
+	for _, c := range r.p.Selection.Columns {
+		if c.Kind == catalog.Static {
+			return true
+		}
+	}
+	return r.p.Selection.Wildcard || r.p.Distinct
+}
+
+// emit adds a row to the page, or to the aggregation.
+func (r *selectRun) emit(v *rowView) error {
+	if r.agg != nil {
+		r.partEmitted++
+		if r.partRemaining > 0 {
+			r.partRemaining--
+		}
+		return r.agg.add(r, v)
+	}
+	if r.pageSize > 0 && len(r.out) >= r.pageSize || r.maxBytes > 0 && r.bytes >= r.maxBytes && len(r.out) > 0 {
+		r.hasMore, r.done = true, true
+		return nil
+	}
+	row, err := r.project(v)
+	if err != nil {
+		return err
+	}
+	r.out = append(r.out, row)
+	for _, c := range row {
+		r.bytes += len(c) + 4
+	}
+	r.partEmitted++
+	if r.partRemaining > 0 {
+		r.partRemaining--
+	}
+	r.lastPartition = append(r.lastPartition[:0], r.pkKey...)
+	if v.ckKey != nil {
+		r.lastClustering = append(r.lastClustering[:0], v.ckKey...)
+	} else {
+		r.lastClustering = nil
+	}
+	if r.remaining > 0 {
+		r.remaining--
+		if r.remaining == 0 {
+			r.done = true
+		}
+	}
+	return nil
+}
+
+// project computes the selected values of a row.
+func (r *selectRun) project(v *rowView) ([][]byte, error) {
+	sels := r.p.Selection.Visible()
+	row := make([][]byte, len(sels))
+	for i, s := range sels {
+		val, err := r.ev.selectValue(s, v)
+		if err != nil {
+			return nil, err
+		}
+		row[i] = val
+	}
+	return row, nil
+}
+
+// runVirtual answers a system table: its rows are generated, then
+// restricted like any other table's.
+func (r *selectRun) runVirtual(ctx context.Context) error {
+	t := r.p.Table
+	rows, err := systablesRows(ctx, r.x, t)
+	if err != nil {
+		return err
+	}
+	keyFilters, err := r.ev.keyFilters(r.p)
+	if err != nil {
+		return err
+	}
+	index := map[*catalog.Column]int{}
+	for i, c := range t.Columns {
+		index[c] = i
+	}
+	for _, values := range rows {
+		if r.done {
+			break
+		}
+		v := &rowView{table: t, now: r.now, direct: values, index: index}
+		v.pk = make([][]byte, len(t.PartitionKey))
+		for i, c := range t.PartitionKey {
+			v.pk[i] = values[index[c]]
+		}
+		v.pkKey = token.SerializeKey(v.pk)
+		v.ck = make([][]byte, len(t.Clustering))
+		for i, c := range t.Clustering {
+			v.ck[i] = values[index[c]]
+		}
+		if !allMatch(keyFilters, v) || !allMatch(r.filters, v) {
+			continue
+		}
+		r.pk, r.pkKey = v.pk, v.pkKey
+		if err := r.emit(v); err != nil {
+			return err
+		}
+	}
+	r.hasMore = false
+	return nil
+}
+
+func allMatch(fs []compiledFilter, v *rowView) bool {
+	for i := range fs {
+		if !fs[i].matches(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// keyFilters turns the key restrictions of a plan into filters (used where
+// the rows are not read by key, as for system tables).
+func (e *evaluator) keyFilters(p *plan.Select) ([]compiledFilter, error) {
+	var rs []*plan.Restriction
+	for i, vals := range p.PartitionKey {
+		c := p.Table.PartitionKey[i]
+		rs = append(rs, &plan.Restriction{Kind: plan.RestrictIN, Columns: []*catalog.Column{c}, Values: vals})
+	}
+	rs = append(rs, p.Clustering...)
+	return e.compileFilters(rs)
+}
+
+// sortRows orders rows by the post-ordering columns (IN + ORDER BY).
+func sortRows(p *plan.Select, rows [][][]byte, keys [][][]byte) {
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		ka, kb := keys[idx[a]], keys[idx[b]]
+		for i, c := range p.PostOrder {
+			cmp := types.Compare(c.Type, ka[c.Position], kb[c.Position])
+			if p.PostOrderDesc[i] {
+				cmp = -cmp
+			}
+			if cmp != 0 {
+				return cmp < 0
+			}
+		}
+		return false
+	})
+	sorted := make([][][]byte, len(rows))
+	for i, j := range idx {
+		sorted[i] = rows[j]
+	}
+	copy(rows, sorted)
+}

@@ -1,0 +1,62 @@
+package exec
+
+import (
+	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/functions"
+	"github.com/partita-db/partita/internal/plan"
+	"github.com/partita-db/partita/internal/token"
+	"github.com/partita-db/partita/internal/types"
+)
+
+// selectValue computes a non-aggregate selector on a row.
+func (e *evaluator) selectValue(s *plan.Selector, v *rowView) ([]byte, error) {
+	switch s.Kind {
+	case plan.SelColumn:
+		return v.value(s.Column), nil
+	case plan.SelWriteTime:
+		if c := v.cell(s.Column); c != nil {
+			return types.EncodeInt(types.Bigint, c.Timestamp)
+		}
+		return nil, nil
+	case plan.SelTTL:
+		if c := v.cell(s.Column); c != nil && c.TTL > 0 {
+			return types.EncodeInt(types.Int, max(c.LocalDeletionTime-v.now, 0))
+		}
+		return nil, nil
+	case plan.SelConst:
+		val, _, err := e.eval(s.Term)
+		return val, err
+	case plan.SelToken:
+		return types.EncodeInt(types.Bigint, int64(token.Of(v.pkKey)))
+	case plan.SelFunc:
+		args := make([][]byte, len(s.Args))
+		for i, a := range s.Args {
+			val, err := e.selectValue(a, v)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = val
+		}
+		return s.Func.Call(args)
+	case plan.SelCast:
+		val, err := e.selectValue(s.Args[0], v)
+		if err != nil {
+			return nil, err
+		}
+		return functions.Cast(s.Args[0].Type, s.Type, val)
+	case plan.SelField:
+		val, err := e.selectValue(s.Args[0], v)
+		if err != nil || val == nil {
+			return nil, err
+		}
+		fields, err := types.DecodeTuple(s.Args[0].Type, val)
+		if err != nil {
+			return nil, err
+		}
+		if s.Field < len(fields) {
+			return fields[s.Field], nil
+		}
+		return nil, nil
+	}
+	return nil, cqlerr.Serverf("selector kind %d outside an aggregation", s.Kind)
+}

@@ -1,0 +1,377 @@
+package exec
+
+import (
+	"encoding/binary"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/partita-db/partita/internal/backend"
+	"github.com/partita-db/partita/internal/catalog"
+	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/plan"
+	"github.com/partita-db/partita/internal/types"
+)
+
+// writeContext is what every mutation of one statement (or batch) shares
+// (invariant 1).
+type writeContext struct {
+	evaluator
+	timestamp int64 // microseconds
+	now       int64 // seconds
+}
+
+// attributes are one statement's timestamp and TTL.
+type attributes struct {
+	timestamp int64
+	ttl       int32
+}
+
+func (w *writeContext) attributes(m *plan.Modify) (attributes, error) {
+	a := attributes{timestamp: w.timestamp, ttl: m.Table.Options.DefaultTTL}
+	if m.Timestamp != nil {
+		v, unset, err := w.evalValid(m.Timestamp)
+		if err != nil {
+			return a, err
+		}
+		if !unset {
+			if v == nil {
+				return a, cqlerr.Invalidf("Invalid null value of timestamp")
+			}
+			ts, err := types.Int64(types.Bigint, v)
+			if err != nil {
+				return a, err
+			}
+			a.timestamp = ts
+		}
+	}
+	if m.TTL != nil {
+		v, unset, err := w.evalValid(m.TTL)
+		if err != nil {
+			return a, err
+		}
+		if !unset {
+			if v == nil {
+				return a, cqlerr.Invalidf("Invalid null value of TTL")
+			}
+			ttl, err := types.Int64(types.Int, v)
+			if err != nil {
+				return a, err
+			}
+			if ttl < 0 {
+				return a, cqlerr.Invalidf("A TTL must be greater or equal to 0, but was %d", ttl)
+			}
+			if ttl > catalog.MaxTTL {
+				return a, cqlerr.Invalidf("ttl is too large. requested (%d) maximum (%d)", ttl, catalog.MaxTTL)
+			}
+			a.ttl = int32(ttl)
+		}
+	}
+	return a, nil
+}
+
+func (a attributes) liveness(now int64) backend.Liveness {
+	l := backend.Liveness{Timestamp: a.timestamp, ExpiresAt: backend.NoDeletionTime}
+	if a.ttl > 0 {
+		l.TTL, l.ExpiresAt = a.ttl, now+int64(a.ttl)
+	}
+	return l
+}
+
+func (a attributes) cell(col backend.ColumnID, path, value []byte, now int64) backend.Cell {
+	c := backend.Cell{Column: col, Path: path, Value: value, Timestamp: a.timestamp, LocalDeletionTime: backend.NoDeletionTime}
+	if a.ttl > 0 {
+		c.TTL, c.LocalDeletionTime = a.ttl, now+int64(a.ttl)
+	}
+	return c
+}
+
+func (a attributes) tombstone(col backend.ColumnID, path []byte, now int64) backend.Cell {
+	return backend.Cell{Column: col, Path: path, Timestamp: a.timestamp, LocalDeletionTime: now}
+}
+
+func (a attributes) deletion(now int64) backend.DeletionTime {
+	return backend.DeletionTime{MarkedForDeleteAt: a.timestamp, LocalDeletionTime: now}
+}
+
+// mutations builds the mutations of one INSERT, UPDATE or DELETE.
+func (w *writeContext) mutations(m *plan.Modify) ([]backend.Mutation, error) {
+	attrs, err := w.attributes(m)
+	if err != nil {
+		return nil, err
+	}
+	pks, err := w.partitionKeys(m.Table, m.PartitionKey)
+	if err != nil {
+		return nil, err
+	}
+	var rows [][]byte // full clustering keys, or nil
+	var slices []backend.Slice
+	switch {
+	case m.StaticOnly && len(m.Clustering) == 0:
+	case m.Kind == plan.Delete && (m.DeleteRows || m.StaticOnly) && !fullClusteringRestricted(m):
+		if len(m.Clustering) > 0 {
+			if slices, err = w.clusteringSlices(m.Table, m.Clustering); err != nil {
+				return nil, err
+			}
+		}
+	default:
+		prefixes, slice, err := w.clusteringPrefixes(m.Table, m.Clustering)
+		if err != nil {
+			return nil, err
+		}
+		if slice != nil {
+			return nil, cqlerr.Serverf("unexpected slice in %s", m.Kind)
+		}
+		rows = prefixes
+	}
+	out := make([]backend.Mutation, 0, len(pks))
+	for _, pk := range pks {
+		mut := backend.NewMutation(pk.logical.Physical(backend.HomeShard))
+		if err := w.fill(&mut, m, attrs, rows, slices); err != nil {
+			return nil, err
+		}
+		out = append(out, mut)
+	}
+	return out, nil
+}
+
+func fullClusteringRestricted(m *plan.Modify) bool {
+	n := 0
+	for _, r := range m.Clustering {
+		if r.Kind == plan.RestrictSlice {
+			return false
+		}
+		n += len(r.Columns)
+	}
+	return n == len(m.Table.Clustering) && n > 0
+}
+
+// fill adds one statement's changes for one partition.
+func (w *writeContext) fill(mut *backend.Mutation, m *plan.Modify, attrs attributes, rows [][]byte, slices []backend.Slice) error {
+	if m.Kind == plan.Delete && m.DeleteRows {
+		switch {
+		case rows != nil:
+			for _, ck := range rows {
+				r := backend.NewRow(ck)
+				r.Deletion = attrs.deletion(w.now)
+				mut.Rows = append(mut.Rows, r)
+			}
+		case len(m.Clustering) == 0:
+			mut.PartitionDeletion = attrs.deletion(w.now)
+		default:
+			for _, s := range slices {
+				mut.RangeTombstones = append(mut.RangeTombstones, backend.RangeTombstone{Slice: s, Deletion: attrs.deletion(w.now)})
+			}
+		}
+		return nil
+	}
+	var static *backend.Row
+	regular := backend.NewRow(nil)
+	if m.RowMarker {
+		regular.Liveness = attrs.liveness(w.now)
+	}
+	for _, op := range m.Operations {
+		target := &regular
+		if op.Column.Kind == catalog.Static {
+			if static == nil {
+				st := backend.NewRow(nil)
+				static = &st
+			}
+			target = static
+		}
+		if err := w.applyOperation(target, op, attrs); err != nil {
+			return err
+		}
+	}
+	if static != nil {
+		sortCells(static)
+		mut.Static = static
+	}
+	if m.StaticOnly && len(rows) == 0 {
+		return nil
+	}
+	sortCells(&regular)
+	for _, ck := range rows {
+		r := regular
+		r.Clustering = ck
+		mut.Rows = append(mut.Rows, r)
+	}
+	return nil
+}
+
+// applyOperation adds the cells of one operation to row.
+func (w *writeContext) applyOperation(row *backend.Row, op plan.Operation, attrs attributes) error {
+	col := op.Column
+	switch op.Kind {
+	case plan.OpSet:
+		v, unset, err := w.evalValid(op.Value)
+		if err != nil || unset {
+			return err
+		}
+		if col.Type.IsMultiCell() {
+			return w.setMultiCell(row, col, v, attrs)
+		}
+		if v == nil {
+			row.Cells = append(row.Cells, attrs.tombstone(col.ID, nil, w.now))
+			return nil
+		}
+		row.Cells = append(row.Cells, attrs.cell(col.ID, nil, v, w.now))
+		return nil
+	case plan.OpDelete:
+		if col.Type.IsMultiCell() {
+			row.ComplexDeletions = append(row.ComplexDeletions, backend.ComplexDeletion{Column: col.ID, Deletion: attrs.deletion(w.now)})
+			return nil
+		}
+		row.Cells = append(row.Cells, attrs.tombstone(col.ID, nil, w.now))
+		return nil
+	}
+	return w.applyCollectionOperation(row, op, attrs)
+}
+
+// setMultiCell replaces a whole non-frozen collection or UDT: a complex
+// deletion just before the write, then one cell per element.
+func (w *writeContext) setMultiCell(row *backend.Row, col *catalog.Column, v []byte, attrs attributes) error {
+	del := attrs
+	if v != nil {
+		del.timestamp--
+	}
+	row.ComplexDeletions = append(row.ComplexDeletions, backend.ComplexDeletion{Column: col.ID, Deletion: del.deletion(w.now)})
+	if v == nil {
+		return nil
+	}
+	return w.addElements(row, col, v, attrs, false)
+}
+
+// addElements writes the elements of a serialized collection (or UDT) as
+// cells; prepend gives list elements ids that sort before existing ones.
+func (w *writeContext) addElements(row *backend.Row, col *catalog.Column, v []byte, attrs attributes, prepend bool) error {
+	switch col.Type.Kind {
+	case types.KindList:
+		elems, err := types.DecodeCollection(v)
+		if err != nil {
+			return err
+		}
+		var ids [][]byte
+		if prepend {
+			ids = prependListIDs(len(elems))
+		} else {
+			ids = appendListIDs(len(elems))
+		}
+		for i, el := range elems {
+			row.Cells = append(row.Cells, attrs.cell(col.ID, ids[i], el, w.now))
+		}
+	case types.KindSet:
+		elems, err := types.DecodeCollection(v)
+		if err != nil {
+			return err
+		}
+		for _, el := range elems {
+			row.Cells = append(row.Cells, attrs.cell(col.ID, elementPath(col.Type.Elems[0], el), []byte{}, w.now))
+		}
+	case types.KindMap:
+		keys, vals, err := types.DecodeMap(v)
+		if err != nil {
+			return err
+		}
+		for i := range keys {
+			row.Cells = append(row.Cells, attrs.cell(col.ID, elementPath(col.Type.Elems[0], keys[i]), vals[i], w.now))
+		}
+	case types.KindUDT:
+		fields, err := types.DecodeTuple(col.Type, v)
+		if err != nil {
+			return err
+		}
+		for i, f := range fields {
+			path := fieldPath(i)
+			if f == nil {
+				row.Cells = append(row.Cells, attrs.tombstone(col.ID, path, w.now))
+				continue
+			}
+			row.Cells = append(row.Cells, attrs.cell(col.ID, path, f, w.now))
+		}
+	}
+	return nil
+}
+
+// fieldPath is the cell path of a non-frozen UDT field.
+func fieldPath(i int) []byte { return binary.BigEndian.AppendUint16(nil, uint16(i)) }
+
+// List elements are addressed by 16-byte ids: a big-endian 60-bit time
+// (in 100 ns units) and 8 random bytes fixed per process, so ids sort by
+// time as bytes, appends get increasing ids and prepends decreasing ones
+// mirrored around 2010-01-01 (Cassandra's PrecisionTime reference).
+const (
+	uuidEpochTicks    = uint64(0x01B21DD213814000)
+	prependEpochTicks = uuidEpochTicks + 1262304000000*10000
+)
+
+var listClock struct {
+	mu          sync.Mutex
+	lastAppend  uint64
+	lastPrepend uint64
+	node        uint64
+}
+
+func listIDs(n int, prepend bool) [][]byte {
+	c := &listClock
+	c.mu.Lock()
+	if c.node == 0 {
+		c.node = binary.BigEndian.Uint64(types.NewTimeUUID()[8:]) | 1
+	}
+	now := uint64(time.Now().UnixNano()/100) + uuidEpochTicks
+	var base uint64
+	if prepend {
+		base = 2*prependEpochTicks - now - uint64(n)
+		if c.lastPrepend != 0 && base+uint64(n) > c.lastPrepend {
+			base = c.lastPrepend - uint64(n)
+		}
+		c.lastPrepend = base
+	} else {
+		base = now
+		if base <= c.lastAppend {
+			base = c.lastAppend + 1
+		}
+		c.lastAppend = base + uint64(n) - 1
+	}
+	node := c.node
+	c.mu.Unlock()
+	out := make([][]byte, n)
+	for i := range out {
+		id := binary.BigEndian.AppendUint64(make([]byte, 0, 16), base+uint64(i))
+		out[i] = binary.BigEndian.AppendUint64(id, node)
+	}
+	return out
+}
+
+func appendListIDs(n int) [][]byte  { return listIDs(n, false) }
+func prependListIDs(n int) [][]byte { return listIDs(n, true) }
+
+// elementPath is the cell path of a set element or map key: its
+// order-preserving encoding, so cells sort as the collection does.
+func elementPath(t *types.Type, v []byte) []byte { return types.AppendKey(nil, t, v, false) }
+
+// sortCells orders a row's cells by (column, path) and keeps the last
+// write for a repeated position (the same column set twice in a
+// statement), as the storage format requires.
+func sortCells(r *backend.Row) {
+	sort.SliceStable(r.Cells, func(i, j int) bool { return backend.ComparePosition(&r.Cells[i], &r.Cells[j]) < 0 })
+	out := r.Cells[:0]
+	for _, c := range r.Cells {
+		if n := len(out); n > 0 && backend.ComparePosition(&out[n-1], &c) == 0 {
+			out[n-1] = c
+			continue
+		}
+		out = append(out, c)
+	}
+	r.Cells = out
+	sort.SliceStable(r.ComplexDeletions, func(i, j int) bool { return r.ComplexDeletions[i].Column < r.ComplexDeletions[j].Column })
+	cd := r.ComplexDeletions[:0]
+	for _, d := range r.ComplexDeletions {
+		if n := len(cd); n > 0 && cd[n-1].Column == d.Column {
+			cd[n-1].Deletion = cd[n-1].Deletion.Max(d.Deletion)
+			continue
+		}
+		cd = append(cd, d)
+	}
+	r.ComplexDeletions = cd
+}

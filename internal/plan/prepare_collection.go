@@ -1,0 +1,155 @@
+package plan
+
+import (
+	"github.com/partita-db/partita/internal/cql/ast"
+	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/types"
+)
+
+func elementReceiver(recv receiver, name string, t *types.Type) receiver {
+	return receiver{Keyspace: recv.Keyspace, Table: recv.Table, Name: name + "(" + recv.Name + ")", Type: t}
+}
+
+// checkElement rejects what Cassandra rejects inside collection literals.
+func checkElement(t *Term) error {
+	if t.IsNullConst() {
+		return cqlerr.Invalidf("null is not supported inside collections")
+	}
+	return nil
+}
+
+func (b *binder) prepareList(e *ast.ListLiteral, recv receiver) (*Term, error) {
+	if recv.Type.Kind == types.KindSet && len(e.Elems) == 0 {
+		// [] is also the empty set (Lists.Literal on a set receiver).
+		return &Term{Kind: TermSet, Type: recv.Type, Text: e.String()}, nil
+	}
+	if recv.Type.Kind != types.KindList {
+		return nil, cqlerr.Invalidf("Invalid list literal for %s of type %s", recv.Name, recv.Type)
+	}
+	out := &Term{Kind: TermList, Type: recv.Type, Text: e.String()}
+	er := elementReceiver(recv, "value", recv.Type.Elems[0])
+	for _, el := range e.Elems {
+		t, err := b.prepareTerm(el, er)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkElement(t); err != nil {
+			return nil, err
+		}
+		out.Args = append(out.Args, t)
+	}
+	return out, nil
+}
+
+func (b *binder) prepareSet(elems []ast.Expr, e ast.Expr, recv receiver) (*Term, error) {
+	switch {
+	case recv.Type.Kind == types.KindMap && len(elems) == 0:
+		return &Term{Kind: TermMap, Type: recv.Type, Text: e.String()}, nil
+	case recv.Type.Kind != types.KindSet:
+		return nil, cqlerr.Invalidf("Invalid set literal for %s of type %s", recv.Name, recv.Type)
+	}
+	out := &Term{Kind: TermSet, Type: recv.Type, Text: e.String()}
+	er := elementReceiver(recv, "value", recv.Type.Elems[0])
+	for _, el := range elems {
+		t, err := b.prepareTerm(el, er)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkElement(t); err != nil {
+			return nil, err
+		}
+		out.Args = append(out.Args, t)
+	}
+	return out, nil
+}
+
+func (b *binder) prepareMap(e *ast.MapLiteral, recv receiver) (*Term, error) {
+	switch {
+	case recv.Type.Kind == types.KindSet && len(e.Entries) == 0:
+		return &Term{Kind: TermSet, Type: recv.Type, Text: e.String()}, nil
+	case recv.Type.Kind == types.KindUDT:
+		return b.prepareUDTFromMap(e, recv)
+	case recv.Type.Kind != types.KindMap:
+		return nil, cqlerr.Invalidf("Invalid map literal for %s of type %s", recv.Name, recv.Type)
+	}
+	out := &Term{Kind: TermMap, Type: recv.Type, Text: e.String()}
+	kr := elementReceiver(recv, "key", recv.Type.Elems[0])
+	vr := elementReceiver(recv, "value", recv.Type.Elems[1])
+	for _, entry := range e.Entries {
+		k, err := b.prepareTerm(entry.Key, kr)
+		if err != nil {
+			return nil, err
+		}
+		v, err := b.prepareTerm(entry.Value, vr)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkElement(k); err != nil {
+			return nil, err
+		}
+		if err := checkElement(v); err != nil {
+			return nil, err
+		}
+		out.Args = append(out.Args, k, v)
+	}
+	return out, nil
+}
+
+// prepareUDTFromMap accepts {'f': v} spelled with quoted field names only
+// when the receiver is a UDT and every key names a field.
+func (b *binder) prepareUDTFromMap(e *ast.MapLiteral, recv receiver) (*Term, error) {
+	fields := make([]ast.UDTField, 0, len(e.Entries))
+	for _, entry := range e.Entries {
+		lit, ok := entry.Key.(*ast.Literal)
+		if !ok || lit.Kind != ast.LitString {
+			return nil, cqlerr.Invalidf("Invalid map literal for %s of type %s", recv.Name, recv.Type)
+		}
+		fields = append(fields, ast.UDTField{Name: ast.Ident{Name: lit.Text}, Value: entry.Value})
+	}
+	return b.prepareUDT(&ast.UDTLiteral{Pos: e.Pos, Fields: fields}, recv)
+}
+
+func (b *binder) prepareUDT(e *ast.UDTLiteral, recv receiver) (*Term, error) {
+	t := recv.Type
+	if t.Kind != types.KindUDT {
+		return nil, cqlerr.Invalidf("Invalid user type literal for %s of type %s", recv.Name, recv.Type)
+	}
+	out := &Term{Kind: TermUDT, Type: t, Args: make([]*Term, len(t.FieldNames)), Text: e.String()}
+	seen := 0
+	for _, f := range e.Fields {
+		i := t.FieldIndex(f.Name.Name)
+		if i < 0 {
+			return nil, cqlerr.Invalidf("Unknown field '%s' in value of user defined type %s", f.Name.Name, t.Name)
+		}
+		fr := receiver{Keyspace: recv.Keyspace, Table: recv.Table, Name: recv.Name + "." + f.Name.Name, Type: t.Elems[i]}
+		v, err := b.prepareTerm(f.Value, fr)
+		if err != nil {
+			return nil, err
+		}
+		out.Args[i] = v
+		seen++
+	}
+	_ = seen
+	return out, nil
+}
+
+func (b *binder) prepareTuple(elems []ast.Expr, e ast.Expr, recv receiver) (*Term, error) {
+	t := recv.Type
+	if t.Kind != types.KindTuple {
+		return nil, cqlerr.Invalidf("Invalid tuple type literal for %s of type %s", recv.Name, recv.Type)
+	}
+	if len(elems) > len(t.Elems) {
+		return nil, cqlerr.Invalidf("Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d",
+			recv.Name, t, len(t.Elems), len(elems))
+	}
+	out := &Term{Kind: TermTuple, Type: t, Text: e.String()}
+	for i, el := range elems {
+		cr := receiver{Keyspace: recv.Keyspace, Table: recv.Table, Name: recv.Name + "[" + itoa(i) + "]", Type: t.Elems[i]}
+		v, err := b.prepareTerm(el, cr)
+		if err != nil {
+			return nil, err
+		}
+		out.Args = append(out.Args, v)
+	}
+	return out, nil
+}

@@ -1,0 +1,279 @@
+package plan
+
+import (
+	"github.com/partita-db/partita/internal/catalog"
+	"github.com/partita-db/partita/internal/cql/ast"
+	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/types"
+)
+
+// column resolves a column name of t (TableMetadata.getExistingColumn).
+func column(t *catalog.Table, name string) (*catalog.Column, error) {
+	if c := t.Column(name); c != nil {
+		return c, nil
+	}
+	return nil, cqlerr.Invalidf("Undefined column name %s in table %s", types.QuoteIdent(name), t.QualifiedName())
+}
+
+func columnReceiver(t *catalog.Table, c *catalog.Column) receiver {
+	return receiver{Keyspace: t.Keyspace, Table: t.Name, Name: c.Name, Type: c.Type}
+}
+
+// toRestriction converts one relation (Relation.toRestriction).
+func (b *binder) toRestriction(t *catalog.Table, rel ast.Relation) (*Restriction, error) {
+	switch rel := rel.(type) {
+	case *ast.SingleColumnRelation:
+		return b.singleColumnRestriction(t, rel)
+	case *ast.MultiColumnRelation:
+		return b.multiColumnRestriction(t, rel)
+	case *ast.TokenRelation:
+		return b.tokenRestriction(t, rel)
+	case *ast.MapElementRelation:
+		return b.mapElementRestriction(t, rel)
+	}
+	return nil, cqlerr.Invalidf("Unsupported restriction: %s", rel)
+}
+
+func (b *binder) singleColumnRestriction(t *catalog.Table, rel *ast.SingleColumnRelation) (*Restriction, error) {
+	c, err := column(t, rel.Column.Name)
+	if err != nil {
+		return nil, err
+	}
+	r := &Restriction{Columns: []*catalog.Column{c}, Text: rel.String()}
+	recv := columnReceiver(t, c)
+	switch rel.Op {
+	case ast.OpEq, ast.OpIn, ast.OpLt, ast.OpLte, ast.OpGt, ast.OpGte:
+		if c.Type.IsMultiCell() {
+			return nil, cqlerr.Invalidf("Collection column '%s' (%s) cannot be restricted by a '%s' relation", c.Name, c.Type, operatorText(rel.Op))
+		}
+	}
+	switch rel.Op {
+	case ast.OpEq:
+		r.Kind = RestrictEQ
+		r.Value, err = b.prepareTerm(rel.Value, recv)
+	case ast.OpIn:
+		if !c.IsPrimaryKey() {
+			return nil, cqlerr.Invalidf("IN predicates on non-primary-key columns (%s) is not yet supported", c.Name)
+		}
+		r.Kind = RestrictIN
+		r.Values, err = b.prepareInValues(rel.Value, recv)
+	case ast.OpLt, ast.OpLte, ast.OpGt, ast.OpGte:
+		r.Kind = RestrictSlice
+		var v *Term
+		v, err = b.prepareTerm(rel.Value, recv)
+		setSliceBound(r, rel.Op, v)
+	case ast.OpContains:
+		if !c.Type.IsCollection() {
+			return nil, cqlerr.Invalidf("Cannot use CONTAINS on non-collection column %s", c.Name)
+		}
+		elem := c.Type.Elems[0]
+		if c.Type.Kind == types.KindMap {
+			elem = c.Type.Elems[1]
+		}
+		r.Kind = RestrictContains
+		var v *Term
+		v, err = b.prepareTerm(rel.Value, receiver{t.Keyspace, t.Name, "value(" + c.Name + ")", elem})
+		r.Contains = []*Term{v}
+	case ast.OpContainsKey:
+		if c.Type.Kind != types.KindMap {
+			return nil, cqlerr.Invalidf("Cannot use CONTAINS KEY on non-map column %s", c.Name)
+		}
+		r.Kind = RestrictContains
+		var k *Term
+		k, err = b.prepareTerm(rel.Value, receiver{t.Keyspace, t.Name, "key(" + c.Name + ")", c.Type.Elems[0]})
+		r.ContainsKey = []*Term{k}
+	case ast.OpNeq:
+		return nil, cqlerr.Invalidf("Unsupported \"!=\" relation: %s", rel)
+	case ast.OpLike:
+		return nil, cqlerr.Invalidf("LIKE restriction is only supported on properly indexed columns. %s is not valid.", rel)
+	default:
+		return nil, cqlerr.Invalidf("Unsupported restriction: %s", rel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func setSliceBound(r *Restriction, op ast.Operator, v *Term) {
+	switch op {
+	case ast.OpGt:
+		r.Start = Bound{Value: v}
+	case ast.OpGte:
+		r.Start = Bound{Value: v, Inclusive: true}
+	case ast.OpLt:
+		r.End = Bound{Value: v}
+	case ast.OpLte:
+		r.End = Bound{Value: v, Inclusive: true}
+	}
+}
+
+// prepareInValues prepares the right side of IN: a list of terms, or one
+// marker bound to a whole list (named in(c) as Cassandra names it).
+func (b *binder) prepareInValues(e ast.Expr, recv receiver) ([]*Term, error) {
+	switch e := e.(type) {
+	case *ast.BindMarker:
+		listRecv := receiver{recv.Keyspace, recv.Table, "in(" + recv.Name + ")", types.ListOf(recv.Type)}
+		idx := b.add(e, listRecv)
+		return []*Term{{Kind: TermBindList, Type: recv.Type, Bind: idx, Text: e.String()}}, nil
+	case *ast.InList:
+		out := make([]*Term, 0, len(e.Elems))
+		for _, el := range e.Elems {
+			v, err := b.prepareTerm(el, recv)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	return nil, cqlerr.Invalidf("Invalid IN value %s for %s", e, recv.Name)
+}
+
+func (b *binder) multiColumnRestriction(t *catalog.Table, rel *ast.MultiColumnRelation) (*Restriction, error) {
+	cols := make([]*catalog.Column, 0, len(rel.Columns))
+	seen := map[*catalog.Column]bool{}
+	for _, id := range rel.Columns {
+		c, err := column(t, id.Name)
+		if err != nil {
+			return nil, err
+		}
+		if c.Kind != catalog.Clustering {
+			return nil, cqlerr.Invalidf("Multi-column relations can only be applied to clustering columns but was applied to: %s", c.Name)
+		}
+		if seen[c] {
+			return nil, cqlerr.Invalidf("Column \"%s\" appeared twice in a relation: %s", c.Name, rel)
+		}
+		seen[c] = true
+		cols = append(cols, c)
+	}
+	for i, c := range cols {
+		if c.Position != cols[0].Position+i {
+			return nil, cqlerr.Invalidf("Clustering columns must appear in the PRIMARY KEY order in multi-column relations: %s", rel)
+		}
+	}
+	r := &Restriction{Columns: cols, Multi: true, Text: rel.String()}
+	tt := tupleType(cols)
+	recv := receiver{Keyspace: t.Keyspace, Table: t.Name, Name: "(" + r.columnNames() + ")", Type: tt}
+	prepareTuple := func(e ast.Expr, recv receiver) (*Term, error) {
+		if tl, ok := e.(*ast.TupleLiteral); ok && len(tl.Elems) != len(cols) {
+			return nil, cqlerr.Invalidf("Expected %d elements in value tuple, but got %d: %s", len(cols), len(tl.Elems), e)
+		}
+		return b.prepareTerm(e, recv)
+	}
+	var err error
+	switch rel.Op {
+	case ast.OpEq:
+		r.Kind = RestrictEQ
+		r.Value, err = prepareTuple(rel.Value, recv)
+	case ast.OpIn:
+		r.Kind = RestrictIN
+		if m, ok := rel.Value.(*ast.BindMarker); ok {
+			idx := b.add(m, receiver{t.Keyspace, t.Name, "in(" + recv.Name + ")", types.ListOf(tt)})
+			r.Values = []*Term{{Kind: TermBindList, Type: tt, Bind: idx, Text: m.String()}}
+			break
+		}
+		list, ok := rel.Value.(*ast.InList)
+		if !ok {
+			return nil, cqlerr.Invalidf("Invalid IN value %s for %s", rel.Value, recv.Name)
+		}
+		for _, el := range list.Elems {
+			v, err := prepareTuple(el, recv)
+			if err != nil {
+				return nil, err
+			}
+			r.Values = append(r.Values, v)
+		}
+	case ast.OpLt, ast.OpLte, ast.OpGt, ast.OpGte:
+		r.Kind = RestrictSlice
+		var v *Term
+		v, err = prepareTuple(rel.Value, recv)
+		setSliceBound(r, rel.Op, v)
+	case ast.OpNeq:
+		return nil, cqlerr.Invalidf("Unsupported \"!=\" relation: %s", rel)
+	default:
+		return nil, cqlerr.Invalidf("Unsupported restriction: %s", rel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (b *binder) tokenRestriction(t *catalog.Table, rel *ast.TokenRelation) (*Restriction, error) {
+	cols := make([]*catalog.Column, 0, len(rel.Columns))
+	for _, id := range rel.Columns {
+		c, err := column(t, id.Name)
+		if err != nil {
+			return nil, err
+		}
+		if c.Kind != catalog.PartitionKey {
+			return nil, cqlerr.Invalidf("The token() function must contains only partition key components")
+		}
+		cols = append(cols, c)
+	}
+	if len(cols) != len(t.PartitionKey) {
+		return nil, cqlerr.Invalidf("The token() function must be applied to all partition key components or none of them")
+	}
+	for i, c := range cols {
+		if c != t.PartitionKey[i] {
+			names := make([]string, len(t.PartitionKey))
+			for j, pk := range t.PartitionKey {
+				names[j] = pk.Name
+			}
+			return nil, cqlerr.Invalidf("The token function arguments must be in the partition key order: %s", joinNames(names))
+		}
+	}
+	r := &Restriction{Columns: cols, OnToken: true, Text: rel.String()}
+	recv := receiver{Keyspace: t.Keyspace, Table: t.Name, Name: "partition key token", Type: types.Bigint}
+	v, err := b.prepareTerm(rel.Value, recv)
+	if err != nil {
+		return nil, err
+	}
+	switch rel.Op {
+	case ast.OpEq:
+		r.Kind, r.Value = RestrictEQ, v
+	case ast.OpLt, ast.OpLte, ast.OpGt, ast.OpGte:
+		r.Kind = RestrictSlice
+		setSliceBound(r, rel.Op, v)
+	default:
+		return nil, cqlerr.Invalidf("Unsupported restriction: %s", rel)
+	}
+	return r, nil
+}
+
+func (b *binder) mapElementRestriction(t *catalog.Table, rel *ast.MapElementRelation) (*Restriction, error) {
+	c, err := column(t, rel.Column.Name)
+	if err != nil {
+		return nil, err
+	}
+	if c.Type.Kind != types.KindMap {
+		return nil, cqlerr.Invalidf("Column %s cannot be used as a map", c.Name)
+	}
+	if !c.Type.IsMultiCell() {
+		return nil, cqlerr.Invalidf("Map-entry equality predicates on frozen map column %s are not supported", c.Name)
+	}
+	if rel.Op != ast.OpEq {
+		return nil, cqlerr.Invalidf("Unsupported \"%s\" relation: %s", operatorText(rel.Op), rel)
+	}
+	k, err := b.prepareTerm(rel.Key, receiver{t.Keyspace, t.Name, "key(" + c.Name + ")", c.Type.Elems[0]})
+	if err != nil {
+		return nil, err
+	}
+	v, err := b.prepareTerm(rel.Value, receiver{t.Keyspace, t.Name, "value(" + c.Name + ")", c.Type.Elems[1]})
+	if err != nil {
+		return nil, err
+	}
+	return &Restriction{Kind: RestrictMapEQ, Columns: []*catalog.Column{c}, MapKey: k, Value: v, Text: rel.String()}, nil
+}
+
+func joinNames(names []string) string {
+	out := ""
+	for i, n := range names {
+		if i > 0 {
+			out += ", "
+		}
+		out += n
+	}
+	return out
+}

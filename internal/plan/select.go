@@ -1,0 +1,318 @@
+package plan
+
+import (
+	"github.com/partita-db/partita/internal/catalog"
+	"github.com/partita-db/partita/internal/cql/ast"
+	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/types"
+)
+
+// Select is a planned SELECT.
+type Select struct {
+	Table     *catalog.Table
+	Vars      []BindVar
+	Selection *Selection
+
+	// PartitionKey holds, for each partition key column, its EQ value or IN
+	// values, when the partition key is fully restricted; nil means a range
+	// scan (IsKeyRange).
+	PartitionKey [][]*Term
+	IsKeyRange   bool
+	// Token restricts a range scan by token(partition key).
+	Token *Restriction
+	// Clustering are the clustering restrictions that select slices: EQ/IN
+	// on a prefix of the clustering columns, then at most one slice.
+	Clustering []*Restriction
+	// Filters are checked on every row read.
+	Filters []*Restriction
+
+	Distinct bool
+	Json     bool
+	// Reversed reads in reverse clustering order (ORDER BY opposite to the
+	// table's order).
+	Reversed bool
+	// PostOrder sorts rows across partitions after reading (IN + ORDER BY):
+	// by the clustering columns, descending where PostOrderDesc says.
+	PostOrder     []*catalog.Column
+	PostOrderDesc []bool
+	// GroupByClustering is the number of clustering columns in GROUP BY;
+	// GroupBy reports whether there is a GROUP BY at all.
+	GroupBy           bool
+	GroupByClustering int
+
+	Limit             *Term
+	PerPartitionLimit *Term
+	AllowFiltering    bool
+}
+
+// Columns returns the result columns of a SELECT.
+func (s *Select) Columns() []ResultColumn {
+	var out []ResultColumn
+	for _, sel := range s.Selection.Visible() {
+		out = append(out, ResultColumn{Keyspace: s.Table.Keyspace, Table: s.Table.Name, Name: sel.Name, Type: sel.Type})
+	}
+	if s.Json {
+		return []ResultColumn{{Keyspace: s.Table.Keyspace, Table: s.Table.Name, Name: "[json]", Type: types.Text}}
+	}
+	return out
+}
+
+// ResultColumn is one column of a result set.
+type ResultColumn struct {
+	Keyspace, Table, Name string
+	Type                  *types.Type
+}
+
+func (p *planner) planSelect(stmt *ast.Select) (*Select, error) {
+	t, err := p.table(stmt.Table)
+	if err != nil {
+		return nil, err
+	}
+	b := &p.binder
+	if stmt.Json {
+		return nil, cqlerr.Invalidf("SELECT JSON is not supported yet")
+	}
+	sel, err := b.prepareSelection(t, stmt.Selectors)
+	if err != nil {
+		return nil, err
+	}
+	w, err := b.analyseWhere(t, stmt.Where, stmtSelect, stmt.AllowFiltering)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.processPartitionKey(); err != nil {
+		return nil, err
+	}
+	if err := w.processClustering(sel.StaticOnly); err != nil {
+		return nil, err
+	}
+	if err := w.processNonPrimaryKey(); err != nil {
+		return nil, err
+	}
+	s := &Select{Table: t, Selection: sel, Distinct: stmt.Distinct, Json: stmt.Json,
+		AllowFiltering: stmt.AllowFiltering, IsKeyRange: w.isKeyRange, Token: w.token}
+	if err := p.planSelectParts(s, stmt, w); err != nil {
+		return nil, err
+	}
+	if err := w.checkRangeFiltering(); err != nil {
+		return nil, err
+	}
+	s.Vars = b.vars
+	return s, nil
+}
+
+func (p *planner) planSelectParts(s *Select, stmt *ast.Select, w *where) error {
+	t := s.Table
+	if !w.isKeyRange {
+		for _, c := range t.PartitionKey {
+			r := w.pk[c.Name]
+			if r.isEQ() {
+				s.PartitionKey = append(s.PartitionKey, []*Term{r.Value})
+			} else {
+				s.PartitionKey = append(s.PartitionKey, r.Values)
+			}
+		}
+	} else {
+		for _, c := range t.PartitionKey {
+			if r := w.pk[c.Name]; r != nil {
+				s.Filters = append(s.Filters, r)
+			}
+		}
+	}
+	prefix, rest := w.slicePrefix()
+	s.Clustering = prefix
+	if w.clusteringFiltered {
+		s.Filters = append(s.Filters, rest...)
+	}
+	s.Filters = append(s.Filters, w.nonPK...)
+	if stmt.Distinct {
+		if stmt.PerPartitionLimit != nil {
+			return cqlerr.Invalidf("PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries")
+		}
+		if err := validateDistinct(s, w); err != nil {
+			return err
+		}
+	}
+	if err := p.planGroupBy(s, stmt, w); err != nil {
+		return err
+	}
+	if s.Selection.Aggregate && !s.GroupBy && stmt.PerPartitionLimit != nil {
+		return cqlerr.Invalidf("PER PARTITION LIMIT is not allowed with aggregate queries.")
+	}
+	if len(stmt.OrderBy) > 0 {
+		if err := p.planOrderBy(s, stmt, w); err != nil {
+			return err
+		}
+	}
+	var err error
+	if stmt.Limit != nil {
+		if s.Limit, err = p.binder.prepareTerm(stmt.Limit, receiver{t.Keyspace, t.Name, "[limit]", types.Int}); err != nil {
+			return err
+		}
+	}
+	if stmt.PerPartitionLimit != nil {
+		if s.PerPartitionLimit, err = p.binder.prepareTerm(stmt.PerPartitionLimit, receiver{t.Keyspace, t.Name, "[per_partition_limit]", types.Int}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateDistinct is SelectStatement.validateDistinctSelection.
+func validateDistinct(s *Select, w *where) error {
+	cols := s.Selection.Columns
+	if s.Selection.Wildcard {
+		cols = s.Table.Columns
+	}
+	for _, c := range cols {
+		if c.Kind != catalog.PartitionKey && c.Kind != catalog.Static {
+			return cqlerr.Invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", c.Name)
+		}
+	}
+	if len(w.clustering) > 0 {
+		return cqlerr.Invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
+	}
+	if !w.isKeyRange {
+		return nil
+	}
+	selected := map[*catalog.Column]bool{}
+	for _, c := range cols {
+		selected[c] = true
+	}
+	for _, c := range s.Table.PartitionKey {
+		if !selected[c] {
+			return cqlerr.Invalidf("SELECT DISTINCT queries must request all the partition key columns (missing %s)", c.Name)
+		}
+	}
+	return nil
+}
+
+// restrictedByEQ reports whether column c is restricted by a single-value EQ.
+func (w *where) restrictedByEQ(c *catalog.Column) bool {
+	if c.Kind == catalog.PartitionKey {
+		r := w.pk[c.Name]
+		return r != nil && r.isEQ()
+	}
+	for _, r := range w.clustering {
+		for _, rc := range r.Columns {
+			if rc == c {
+				return r.isEQ()
+			}
+		}
+	}
+	return false
+}
+
+// planGroupBy is SelectStatement.getAggregationSpecFactory.
+func (p *planner) planGroupBy(s *Select, stmt *ast.Select, w *where) error {
+	if len(stmt.GroupBy) == 0 {
+		return nil
+	}
+	t := s.Table
+	pk := append(append([]*catalog.Column(nil), t.PartitionKey...), t.Clustering...)
+	next := 0
+	clusteringPrefix := 0
+	for _, g := range stmt.GroupBy {
+		ref, ok := g.(*ast.ColumnRef)
+		if !ok {
+			return cqlerr.Invalidf("Group by is currently only supported on the columns of the PRIMARY KEY, got %s", g)
+		}
+		c, err := column(t, ref.Name)
+		if err != nil {
+			return err
+		}
+		if !c.IsPrimaryKey() {
+			return cqlerr.Invalidf("Group by is currently only supported on the columns of the PRIMARY KEY, got %s", c.Name)
+		}
+		for {
+			if next >= len(pk) {
+				return cqlerr.Invalidf("Group by currently only support groups of columns following their declared order in the PRIMARY KEY")
+			}
+			pc := pk[next]
+			next++
+			if pc.Kind == catalog.Clustering {
+				clusteringPrefix++
+			}
+			if pc == c {
+				break
+			}
+			if !w.restrictedByEQ(pc) {
+				return cqlerr.Invalidf("Group by currently only support groups of columns following their declared order in the PRIMARY KEY")
+			}
+		}
+	}
+	if next < len(pk) && pk[next].Kind == catalog.PartitionKey {
+		return cqlerr.Invalidf("Group by is not supported on only a part of the partition key")
+	}
+	if clusteringPrefix > 0 && stmt.Distinct {
+		return cqlerr.Invalidf("Grouping on clustering columns is not allowed for SELECT DISTINCT queries")
+	}
+	s.GroupBy, s.GroupByClustering = true, clusteringPrefix
+	return nil
+}
+
+// planOrderBy is SelectStatement.verifyOrderingIsAllowed and isReversed.
+func (p *planner) planOrderBy(s *Select, stmt *ast.Select, w *where) error {
+	t := s.Table
+	type ordering struct {
+		col  *catalog.Column
+		desc bool
+	}
+	var orders []ordering
+	for _, o := range stmt.OrderBy {
+		c, err := column(t, o.Column.Name)
+		if err != nil {
+			return err
+		}
+		orders = append(orders, ordering{c, o.Desc})
+	}
+	if w.isKeyRange {
+		return cqlerr.Invalidf("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")
+	}
+	reversed := make([]*bool, len(t.Clustering))
+	i := 0
+	for _, o := range orders {
+		if o.col.Kind != catalog.Clustering {
+			return cqlerr.Invalidf("Order by is currently only supported on the clustered columns of the PRIMARY KEY, got %s", o.col.Name)
+		}
+		for i != o.col.Position {
+			if i > o.col.Position || !w.restrictedByEQ(t.Clustering[i]) {
+				return cqlerr.Invalidf("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")
+			}
+			i++
+		}
+		i++
+		r := o.desc != o.col.Desc
+		reversed[o.col.Position] = &r
+	}
+	var isReversed *bool
+	for _, r := range reversed {
+		if r == nil {
+			continue
+		}
+		if isReversed == nil {
+			isReversed = r
+			continue
+		}
+		if *isReversed != *r {
+			return cqlerr.Invalidf("Unsupported order by relation")
+		}
+	}
+	s.Reversed = *isReversed
+	if inOnPartitionKey(s) {
+		for _, o := range orders {
+			s.PostOrder = append(s.PostOrder, o.col)
+			s.PostOrderDesc = append(s.PostOrderDesc, o.desc)
+		}
+	}
+	return nil
+}
+
+func inOnPartitionKey(s *Select) bool {
+	for _, vals := range s.PartitionKey {
+		if len(vals) != 1 || vals[0].Kind == TermBindList {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,372 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/partita-db/partita/internal/catalog"
+	"github.com/partita-db/partita/internal/cql/ast"
+	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/functions"
+	"github.com/partita-db/partita/internal/types"
+)
+
+// SelectorKind says what a selector computes.
+type SelectorKind uint8
+
+const (
+	SelColumn    SelectorKind = iota // the value of Column
+	SelFunc                          // Func applied to Args
+	SelWriteTime                     // writetime(Column)
+	SelTTL                           // ttl(Column)
+	SelCountRows                     // count(*)
+	SelAggregate                     // Aggregate over Args[0]
+	SelConst                         // a constant Term
+	SelToken                         // token(partition key)
+	SelCast                          // Args[0] cast to Type
+	SelField                         // UDT field Field of Args[0]
+)
+
+// Selector is one item of a SELECT clause.
+type Selector struct {
+	Kind      SelectorKind
+	Column    *catalog.Column
+	Func      *functions.Func
+	Aggregate string // count, min, max, sum, avg
+	Args      []*Selector
+	Term      *Term
+	Field     int
+	Type      *types.Type
+	// Name is the result column's name: the alias, or Cassandra's
+	// generated name (writetime(v), system.totimestamp(ts), count).
+	Name string
+}
+
+// IsAggregate reports whether s (or a selector inside it) aggregates rows.
+func (s *Selector) IsAggregate() bool {
+	if s.Kind == SelCountRows || s.Kind == SelAggregate {
+		return true
+	}
+	for _, a := range s.Args {
+		if a.IsAggregate() {
+			return true
+		}
+	}
+	return false
+}
+
+// Selection is a SELECT clause resolved against a table.
+type Selection struct {
+	Selectors []*Selector
+	Wildcard  bool
+	Aggregate bool
+	// Hidden selectors at the end are computed for post-query ordering and
+	// not returned.
+	Hidden int
+	// StaticOnly: only partition key and static columns are selected.
+	StaticOnly bool
+	// Columns lists every table column the selectors read.
+	Columns []*catalog.Column
+}
+
+// Visible returns the selectors that produce result columns.
+func (s *Selection) Visible() []*Selector { return s.Selectors[:len(s.Selectors)-s.Hidden] }
+
+func (b *binder) prepareSelection(t *catalog.Table, sels []ast.Selector) (*Selection, error) {
+	out := &Selection{}
+	if len(sels) == 0 {
+		out.Wildcard = true
+		for _, c := range t.Columns {
+			out.Selectors = append(out.Selectors, &Selector{Kind: SelColumn, Column: c, Type: c.Type, Name: c.Name})
+		}
+		out.Columns = t.Columns
+		return out, nil
+	}
+	used := map[*catalog.Column]bool{}
+	for _, s := range sels {
+		sel, err := b.prepareSelector(t, s.Expr, used)
+		if err != nil {
+			return nil, err
+		}
+		if s.Alias != nil {
+			sel.Name = s.Alias.Name
+		}
+		out.Selectors = append(out.Selectors, sel)
+	}
+	aggregates := 0
+	for _, s := range out.Selectors {
+		if s.IsAggregate() {
+			aggregates++
+		}
+	}
+	if aggregates > 0 {
+		out.Aggregate = true
+		for _, s := range out.Selectors {
+			if !s.IsAggregate() && !s.selectsOnlyKeysOrConstants() {
+				// Cassandra returns the first row's value for such columns;
+				// allowed, as in 4.x.
+				continue
+			}
+		}
+	}
+	for _, c := range t.Columns {
+		if used[c] {
+			out.Columns = append(out.Columns, c)
+		}
+	}
+	out.StaticOnly = selectsOnlyStatic(t, used)
+	return out, nil
+}
+
+func (s *Selector) selectsOnlyKeysOrConstants() bool {
+	if s.Kind == SelColumn {
+		return s.Column.IsPrimaryKey()
+	}
+	for _, a := range s.Args {
+		if !a.selectsOnlyKeysOrConstants() {
+			return false
+		}
+	}
+	return true
+}
+
+// selectsOnlyStatic is SelectStatement.selectOnlyStaticColumns.
+func selectsOnlyStatic(t *catalog.Table, used map[*catalog.Column]bool) bool {
+	if !t.HasStatics() || len(used) == 0 {
+		return false
+	}
+	static := false
+	for c := range used {
+		switch c.Kind {
+		case catalog.Static:
+			static = true
+		case catalog.PartitionKey:
+		default:
+			return false
+		}
+	}
+	return static
+}
+
+func (b *binder) prepareSelector(t *catalog.Table, e ast.Expr, used map[*catalog.Column]bool) (*Selector, error) {
+	switch e := e.(type) {
+	case *ast.ColumnRef:
+		c, err := column(t, e.Name)
+		if err != nil {
+			return nil, err
+		}
+		used[c] = true
+		return &Selector{Kind: SelColumn, Column: c, Type: c.Type, Name: c.Name}, nil
+	case *ast.CountRows:
+		return &Selector{Kind: SelCountRows, Type: types.Bigint, Name: "count"}, nil
+	case *ast.WriteTimeOrTTL:
+		return b.prepareWriteTime(t, e, used)
+	case *ast.FunctionCall:
+		return b.prepareFunctionSelector(t, e, used)
+	case *ast.Cast:
+		return b.prepareCast(t, e, used)
+	case *ast.FieldAccess:
+		inner, err := b.prepareSelector(t, e.Expr, used)
+		if err != nil {
+			return nil, err
+		}
+		if inner.Type.Kind != types.KindUDT {
+			return nil, cqlerr.Invalidf("Invalid field selection: %s of type %s is not a user type", inner.Name, inner.Type)
+		}
+		i := inner.Type.FieldIndex(e.Field.Name)
+		if i < 0 {
+			return nil, cqlerr.Invalidf("%s of type %s has no field %s", inner.Name, inner.Type, e.Field.Name)
+		}
+		return &Selector{Kind: SelField, Args: []*Selector{inner}, Field: i, Type: inner.Type.Elems[i], Name: inner.Name + "." + e.Field.Name}, nil
+	case *ast.Literal, *ast.Negation:
+		pt := types.PreferredType(literalKinds[literalOf(e).Kind], literalText(e))
+		if pt == nil {
+			return nil, cqlerr.Invalidf("Cannot infer type for term %s in selection clause (try using a cast to force a type)", e)
+		}
+		term, err := b.prepareTerm(e, receiver{Name: e.String(), Type: pt})
+		if err != nil {
+			return nil, err
+		}
+		return &Selector{Kind: SelConst, Term: term, Type: pt, Name: e.String()}, nil
+	}
+	return nil, cqlerr.Invalidf("Unsupported selector: %s", e)
+}
+
+func literalOf(e ast.Expr) *ast.Literal {
+	if n, ok := e.(*ast.Negation); ok {
+		return n.Operand.(*ast.Literal)
+	}
+	return e.(*ast.Literal)
+}
+
+func literalText(e ast.Expr) string {
+	if n, ok := e.(*ast.Negation); ok {
+		return "-" + n.Operand.(*ast.Literal).Text
+	}
+	return e.(*ast.Literal).Text
+}
+
+func (b *binder) prepareWriteTime(t *catalog.Table, e *ast.WriteTimeOrTTL, used map[*catalog.Column]bool) (*Selector, error) {
+	ref, ok := e.Column.(*ast.ColumnRef)
+	if !ok {
+		return nil, cqlerr.Invalidf("Invalid selection %s", e)
+	}
+	c, err := column(t, ref.Name)
+	if err != nil {
+		return nil, err
+	}
+	what := strings.ToLower(e.Kind.String())
+	if c.IsPrimaryKey() {
+		return nil, cqlerr.Invalidf("Cannot use selection function %s on PRIMARY KEY part %s", what, c.Name)
+	}
+	if c.Type.IsMultiCell() {
+		return nil, cqlerr.Invalidf("Cannot use selection function %s on non-frozen %s %s", what, collectionWord(c.Type), c.Name)
+	}
+	used[c] = true
+	sel := &Selector{Column: c, Name: what + "(" + c.Name + ")"}
+	switch e.Kind {
+	case ast.MetaTTL:
+		sel.Kind, sel.Type = SelTTL, types.Int
+	default:
+		sel.Kind, sel.Type = SelWriteTime, types.Bigint
+	}
+	return sel, nil
+}
+
+func collectionWord(t *types.Type) string {
+	if t.Kind == types.KindUDT {
+		return "user type"
+	}
+	return "collection"
+}
+
+var aggregateNames = map[string]bool{"count": true, "min": true, "max": true, "sum": true, "avg": true}
+
+func (b *binder) prepareFunctionSelector(t *catalog.Table, e *ast.FunctionCall, used map[*catalog.Column]bool) (*Selector, error) {
+	name := strings.ToLower(e.Name)
+	if name == "token" {
+		return b.prepareTokenSelector(t, e, used)
+	}
+	if aggregateNames[name] && len(e.Args) == 1 {
+		return b.prepareAggregate(t, name, e, used)
+	}
+	args := make([]*Selector, len(e.Args))
+	argTypes := make([]*types.Type, len(e.Args))
+	for i, a := range e.Args {
+		if isTermExpr(a) {
+			continue
+		}
+		s, err := b.prepareSelector(t, a, used)
+		if err != nil {
+			return nil, err
+		}
+		args[i], argTypes[i] = s, s.Type
+	}
+	f, terms, err := b.resolveCallWithKnown(e, argTypes)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(args))
+	for i := range args {
+		if args[i] == nil {
+			args[i] = &Selector{Kind: SelConst, Term: terms[i], Type: terms[i].Type, Name: e.Args[i].String()}
+		}
+		names[i] = args[i].Name
+	}
+	return &Selector{Kind: SelFunc, Func: f, Args: args, Type: f.Return,
+		Name: "system." + f.Name + "(" + strings.Join(names, ", ") + ")"}, nil
+}
+
+// isTermExpr reports whether e is a value term rather than a selector over
+// columns.
+func isTermExpr(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.Literal, *ast.Negation, *ast.BindMarker, *ast.Null:
+		return true
+	case *ast.FunctionCall:
+		for _, a := range e.Args {
+			if !isTermExpr(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// resolveCallWithKnown resolves a call whose column arguments have known
+// types; term arguments are prepared against the chosen overload.
+func (b *binder) resolveCallWithKnown(e *ast.FunctionCall, known []*types.Type) (*functions.Func, []*Term, error) {
+	onlyTerms := &ast.FunctionCall{Pos: e.Pos, Keyspace: e.Keyspace, Name: e.Name, Args: make([]ast.Expr, len(e.Args))}
+	for i, a := range e.Args {
+		if known[i] != nil {
+			onlyTerms.Args[i] = &ast.Null{}
+		} else {
+			onlyTerms.Args[i] = a
+		}
+	}
+	f, terms, err := b.resolveCall(onlyTerms, known)
+	return f, terms, err
+}
+
+func (b *binder) prepareTokenSelector(t *catalog.Table, e *ast.FunctionCall, used map[*catalog.Column]bool) (*Selector, error) {
+	if len(e.Args) != len(t.PartitionKey) {
+		return nil, cqlerr.Invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(t.PartitionKey), len(e.Args))
+	}
+	names := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		ref, ok := a.(*ast.ColumnRef)
+		if !ok || ref.Name != t.PartitionKey[i].Name {
+			return nil, cqlerr.Invalidf("Type error: %s cannot be passed as argument %d of function system.token of type %s", a, i, t.PartitionKey[i].Type)
+		}
+		used[t.PartitionKey[i]] = true
+		names[i] = ref.Name
+	}
+	return &Selector{Kind: SelToken, Type: types.Bigint, Name: "system.token(" + strings.Join(names, ", ") + ")"}, nil
+}
+
+func (b *binder) prepareAggregate(t *catalog.Table, name string, e *ast.FunctionCall, used map[*catalog.Column]bool) (*Selector, error) {
+	if name == "count" {
+		if lit, ok := e.Args[0].(*ast.Literal); ok && lit.Kind == ast.LitInteger && lit.Text == "1" {
+			return &Selector{Kind: SelCountRows, Type: types.Bigint, Name: "count"}, nil
+		}
+	}
+	arg, err := b.prepareSelector(t, e.Args[0], used)
+	if err != nil {
+		return nil, err
+	}
+	rt := arg.Type
+	switch name {
+	case "count":
+		rt = types.Bigint
+	case "sum", "avg":
+		if !arg.Type.IsNumeric() && arg.Type.Kind != types.KindCounter {
+			return nil, cqlerr.Invalidf("Invalid call to function %s, none of its type signatures match (known type signatures: system.%s(tinyint), system.%s(smallint), system.%s(int), system.%s(bigint), system.%s(float), system.%s(double), system.%s(decimal), system.%s(varint), system.%s(counter))",
+				name, name, name, name, name, name, name, name, name, name)
+		}
+		if arg.Type.Kind == types.KindCounter {
+			rt = types.Bigint
+		}
+	}
+	return &Selector{Kind: SelAggregate, Aggregate: name, Args: []*Selector{arg}, Type: rt,
+		Name: "system." + name + "(" + arg.Name + ")"}, nil
+}
+
+func (b *binder) prepareCast(t *catalog.Table, e *ast.Cast, used map[*catalog.Column]bool) (*Selector, error) {
+	arg, err := b.prepareSelector(t, e.Expr, used)
+	if err != nil {
+		return nil, err
+	}
+	to, err := nativeTypeRef(e.Type)
+	if err != nil {
+		return nil, err
+	}
+	name := "cast(" + arg.Name + " as " + to.String() + ")"
+	if arg.Type.Equal(to) {
+		arg.Name = name
+		return arg, nil
+	}
+	if !functions.Castable(arg.Type, to) {
+		return nil, cqlerr.Invalidf("%s cannot be cast to %s", arg.Type, to)
+	}
+	return &Selector{Kind: SelCast, Args: []*Selector{arg}, Type: to, Name: name}, nil
+}
