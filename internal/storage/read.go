@@ -326,6 +326,9 @@ func (r *rowIter) nextRow() (bool, error) {
 			return false, err
 		}
 		clustering := key[len(r.part.prefix)+1:]
+		if r.row.Clustering == nil {
+			r.row.Clustering = make([]byte, 0, len(clustering))
+		}
 		r.row.Clustering = append(r.row.Clustering[:0], clustering...)
 		live := r.makeLive(&r.row, r.coveringDeletion(clustering))
 		if r.reverse {

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/partita-db/partita/internal/config"
+	"github.com/partita-db/partita/internal/engine"
+	"github.com/partita-db/partita/internal/metrics"
+	"github.com/partita-db/partita/internal/server"
+	"github.com/partita-db/partita/internal/storage"
+)
+
+// shutdownTimeout bounds how long in-flight requests may take to finish
+// after SIGINT/SIGTERM before their connections are closed.
+const shutdownTimeout = 30 * time.Second
+
+// serveFlags are the flags of partita serve; a flag given on the command
+// line overrides the file.
+type serveFlags struct {
+	configPath string
+	cqlAddr    string
+	dataDir    string
+	httpAddr   string
+	logLevel   string
+}
+
+func newServeCmd() *cobra.Command {
+	var f serveFlags
+	def := config.Default()
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run a node: the CQL server on --cql-addr, /healthz and /metrics on --http-addr",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := f.load(cmd)
+			if err != nil {
+				return err
+			}
+			level, _ := config.ParseLogLevel(cfg.LogLevel) // validated by load
+			logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runServe(ctx, cfg, logger)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.configPath, "config", "", "YAML configuration file (option names follow cassandra.yaml)")
+	fl.StringVar(&f.cqlAddr, "cql-addr", def.CQLAddress(), "host:port of the CQL native protocol server (port 0 picks a free one)")
+	fl.StringVar(&f.dataDir, "data-dir", def.DataDir, "data directory")
+	fl.StringVar(&f.httpAddr, "http-addr", def.HTTPAddress, "host:port serving /healthz and /metrics (empty disables)")
+	fl.StringVar(&f.logLevel, "log-level", def.LogLevel, "debug, info, warn or error")
+	return cmd
+}
+
+// load reads the file, if any, and applies the flags given on the
+// command line over it.
+func (f *serveFlags) load(cmd *cobra.Command) (config.Config, error) {
+	cfg := config.Default()
+	if f.configPath != "" {
+		var err error
+		if cfg, err = config.Load(f.configPath); err != nil {
+			return cfg, err
+		}
+	}
+	fl := cmd.Flags()
+	if fl.Changed("cql-addr") {
+		if err := cfg.SetCQLAddress(f.cqlAddr); err != nil {
+			return cfg, fmt.Errorf("--cql-addr: %w", err)
+		}
+	}
+	if fl.Changed("data-dir") {
+		cfg.DataDir = f.dataDir
+	}
+	if fl.Changed("http-addr") {
+		cfg.HTTPAddress = f.httpAddr
+	}
+	if fl.Changed("log-level") {
+		cfg.LogLevel = f.logLevel
+	}
+	return cfg, cfg.Validate()
+}
+
+// node is a running Partita node; every field is nil until started.
+type node struct {
+	cfg     config.Config
+	log     *slog.Logger
+	metrics *metrics.Metrics
+	serving atomic.Bool
+
+	httpServer *http.Server
+	store      *storage.Store
+	cqlLn      net.Listener
+	eng        *engine.Engine
+	cql        *server.Server
+	serveErr   chan error
+}
+
+// runServe runs a node until ctx ends (SIGINT/SIGTERM), then shuts it down
+// gracefully and returns nil; it returns an error only if the node could
+// not start or stopped on its own.
+func runServe(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	n := &node{cfg: cfg, log: logger, metrics: metrics.New(), serveErr: make(chan error, 1)}
+	startErr := n.start(ctx)
+	if startErr != nil && ctx.Err() != nil {
+		logger.Info("interrupted while starting", "err", startErr)
+		startErr = nil
+	}
+	if startErr == nil {
+		select {
+		case <-ctx.Done():
+			logger.Info("shutting down", "cause", context.Cause(ctx))
+		case err := <-n.serveErr:
+			startErr = fmt.Errorf("CQL server stopped: %w", err)
+		}
+	}
+	return errors.Join(startErr, n.stop())
+}
+
+// start brings the node up: HTTP (so that /healthz answers 503 while
+// starting), storage, the CQL listener, the engine and the CQL server.
+// The listener is bound before the engine opens, because system.local
+// must carry the address and port clients actually dial.
+func (n *node) start(ctx context.Context) error {
+	if err := n.startHTTP(); err != nil {
+		return err
+	}
+	store, err := storage.Open(storage.Options{Dir: n.cfg.DataDir})
+	if err != nil {
+		return err
+	}
+	n.store = store
+	if n.cqlLn, err = net.Listen(listenNetwork(n.cfg.RPCAddress), n.cfg.CQLAddress()); err != nil {
+		return fmt.Errorf("CQL listener: %w", err)
+	}
+	addr := n.cqlLn.Addr().(*net.TCPAddr)
+	ecfg := n.cfg.Engine()
+	ecfg.RPCAddress = advertisedIP(addr.IP)
+	ecfg.ListenAddress = ecfg.RPCAddress
+	ecfg.NativePort = addr.Port
+	if n.eng, err = engine.Open(ctx, store, ecfg); err != nil {
+		return fmt.Errorf("open engine: %w", err)
+	}
+	scfg := n.cfg.Server()
+	scfg.Metrics = n.metrics
+	n.cql = server.New(scfg, n.eng, n.log)
+	ln := n.cqlLn
+	go func() { n.serveErr <- n.cql.Serve(ln) }()
+	n.serving.Store(true)
+	n.log.Info("CQL listening on "+addr.String(), "rpc_address", ecfg.RPCAddress.String(),
+		"data_dir", n.cfg.DataDir, "version", version)
+	return nil
+}
+
+// startHTTP serves /healthz and /metrics, unless no address is set.
+func (n *node) startHTTP() error {
+	if n.cfg.HTTPAddress == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", n.cfg.HTTPAddress)
+	if err != nil {
+		return fmt.Errorf("HTTP listener: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", n.metrics.Handler())
+	mux.HandleFunc("/healthz", n.healthz)
+	n.httpServer = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := n.httpServer.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			n.log.Error("HTTP server stopped", "err", err)
+		}
+	}()
+	n.log.Info("HTTP listening on "+ln.Addr().String(), "paths", "/healthz /metrics")
+	return nil
+}
+
+// healthz answers 200 "ok" while the CQL server is serving, 503 otherwise
+// (starting or shutting down).
+func (n *node) healthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if !n.serving.Load() {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprint(w, "not serving")
+		return
+	}
+	fmt.Fprint(w, "ok")
+}
+
+// stop closes whatever start opened: the CQL server (letting in-flight
+// requests finish), the engine, the storage, then the HTTP server.
+func (n *node) stop() error {
+	n.serving.Store(false)
+	var errs []error
+	if n.cql != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		errs = append(errs, n.cql.Shutdown(ctx))
+		cancel()
+	} else if n.cqlLn != nil {
+		n.cqlLn.Close()
+	}
+	if n.eng != nil {
+		errs = append(errs, n.eng.Close())
+	}
+	if n.store != nil {
+		errs = append(errs, n.store.Close())
+	}
+	if n.httpServer != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		errs = append(errs, n.httpServer.Shutdown(ctx))
+		cancel()
+	}
+	err := errors.Join(errs...)
+	if err != nil {
+		n.log.Error("shutdown", "err", err)
+	} else {
+		n.log.Info("stopped")
+	}
+	return err
+}
+
+// listenNetwork keeps an IPv4 rpc_address IPv4-only, as in Cassandra: Go
+// would otherwise turn 0.0.0.0 into a dual-stack [::] listener.
+func listenNetwork(rpcAddress string) string {
+	if ip := net.ParseIP(rpcAddress); ip != nil && ip.To4() != nil {
+		return "tcp4"
+	}
+	return "tcp"
+}
+
+// advertisedIP is the address clients dial, for system.local.rpc_address:
+// the listen IP, or for a wildcard listener the first non-loopback address
+// of the host (drivers reject 0.0.0.0; reference §3.1), else loopback.
+func advertisedIP(listen net.IP) net.IP {
+	if !listen.IsUnspecified() {
+		return listen
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return net.IPv4(127, 0, 0, 1)
+	}
+	return firstNonLoopback(addrs, listen.To4() != nil)
+}
+
+// firstNonLoopback returns the first usable unicast address, preferring
+// IPv4 when wantV4 is set (a 0.0.0.0 listener serves only IPv4).
+func firstNonLoopback(addrs []net.Addr, wantV4 bool) net.IP {
+	var fallback net.IP
+	for _, a := range addrs {
+		ipNet, ok := a.(*net.IPNet)
+		if !ok || ipNet.IP.IsLoopback() || ipNet.IP.IsLinkLocalUnicast() || ipNet.IP.IsUnspecified() {
+			continue
+		}
+		if ip4 := ipNet.IP.To4(); ip4 != nil {
+			return ip4
+		}
+		if fallback == nil && !wantV4 {
+			fallback = ipNet.IP
+		}
+	}
+	if fallback != nil {
+		return fallback
+	}
+	return net.IPv4(127, 0, 0, 1)
+}

@@ -1,0 +1,370 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/partita-db/partita/internal/engine"
+	"github.com/partita-db/partita/internal/server"
+)
+
+// CommitlogSyncBatch is the only commitlog_sync mode: every write group is
+// fsynced before any write in it is acknowledged (Cassandra's "batch").
+// Cassandra's "periodic" and "group" acknowledge before the sync and are
+// not offered.
+const CommitlogSyncBatch = "batch"
+
+// Config is the node's configuration, with sizes in bytes.
+type Config struct {
+	// ClusterName is system.local.cluster_name (cluster_name).
+	ClusterName string
+	// DataDir is the data directory: the first of data_file_directories.
+	DataDir string
+	// RPCAddress and NativeTransportPort are where the CQL server listens
+	// (rpc_address, native_transport_port).
+	RPCAddress          string
+	NativeTransportPort int
+	// MaxFrameSize bounds a request frame (native_transport_max_frame_size).
+	MaxFrameSize int
+	// Tombstones read by one query before a warning and before failing
+	// (tombstone_warn_threshold, tombstone_failure_threshold).
+	TombstoneWarnThreshold    int
+	TombstoneFailureThreshold int
+	// Batch sizes, in bytes of mutation, that warn and that fail
+	// (batch_size_warn_threshold, batch_size_fail_threshold).
+	BatchSizeWarnThreshold int
+	BatchSizeFailThreshold int
+	// Partitions an unlogged batch may touch before a warning
+	// (unlogged_batch_across_partitions_warn_threshold).
+	UnloggedBatchAcrossPartitionsWarnThreshold int
+
+	// HTTPAddress serves /healthz and /metrics; empty disables it
+	// (http_address).
+	HTTPAddress string
+	// DataCenter and Rack are system.local's data_center and rack.
+	DataCenter string
+	Rack       string
+	// MaxPageBytes bounds the bytes of one result page (max_page_bytes).
+	MaxPageBytes int
+	// CommitlogSync is always CommitlogSyncBatch (commitlog_sync).
+	CommitlogSync string
+	// LogLevel is debug, info, warn or error (log_level).
+	LogLevel string
+}
+
+// file is the YAML file's shape. Pointers tell an absent or null option
+// (nil: keep the default) from a given one (invariant 3); sizes are read
+// as text and parsed by ParseSize.
+type file struct {
+	ClusterName                                *string   `yaml:"cluster_name"`
+	DataFileDirectories                        *[]string `yaml:"data_file_directories"`
+	RPCAddress                                 *string   `yaml:"rpc_address"`
+	NativeTransportPort                        *int      `yaml:"native_transport_port"`
+	NativeTransportMaxFrameSize                *string   `yaml:"native_transport_max_frame_size"`
+	TombstoneWarnThreshold                     *int      `yaml:"tombstone_warn_threshold"`
+	TombstoneFailureThreshold                  *int      `yaml:"tombstone_failure_threshold"`
+	BatchSizeWarnThreshold                     *string   `yaml:"batch_size_warn_threshold"`
+	BatchSizeFailThreshold                     *string   `yaml:"batch_size_fail_threshold"`
+	UnloggedBatchAcrossPartitionsWarnThreshold *int      `yaml:"unlogged_batch_across_partitions_warn_threshold"`
+	HTTPAddress                                *string   `yaml:"http_address"`
+	DataCenter                                 *string   `yaml:"data_center"`
+	Rack                                       *string   `yaml:"rack"`
+	MaxPageBytes                               *string   `yaml:"max_page_bytes"`
+	CommitlogSync                              *string   `yaml:"commitlog_sync"`
+	LogLevel                                   *string   `yaml:"log_level"`
+}
+
+// optionFields maps each option name to its field index in file.
+var optionFields = func() map[string]int {
+	fields := make(map[string]int)
+	t := reflect.TypeFor[file]()
+	for i := range t.NumField() {
+		fields[t.Field(i).Tag.Get("yaml")] = i
+	}
+	return fields
+}()
+
+// decodeOptions decodes a mapping one option at a time, so that every
+// error names the option and its line (invariant 1).
+func decodeOptions(root *yaml.Node) (*file, error) {
+	var f file
+	v := reflect.ValueOf(&f).Elem()
+	seen := make(map[string]int)
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		key, value := root.Content[i], root.Content[i+1]
+		field, ok := optionFields[key.Value]
+		if !ok {
+			return nil, fmt.Errorf("line %d: unknown option %q", key.Line, key.Value)
+		}
+		if line, dup := seen[key.Value]; dup {
+			return nil, fmt.Errorf("line %d: option %q already set at line %d", key.Line, key.Value, line)
+		}
+		seen[key.Value] = key.Line
+		if err := value.Decode(v.Field(field).Addr().Interface()); err != nil {
+			return nil, fmt.Errorf("line %d: %s: %s", value.Line, key.Value, yamlErrorText(err))
+		}
+	}
+	return &f, nil
+}
+
+// yamlErrorText strips the decoder's "yaml: unmarshal errors: line N:"
+// framing, which the caller replaces with the option's name.
+func yamlErrorText(err error) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg := te.Errors[0]
+		if _, rest, ok := strings.Cut(msg, ": "); ok && strings.HasPrefix(msg, "line ") {
+			return rest
+		}
+		return msg
+	}
+	return err.Error()
+}
+
+// Default returns the configuration of a node without a file: the engine's
+// defaults (Cassandra's), listening on 127.0.0.1:9042.
+func Default() Config {
+	e := engine.DefaultConfig()
+	return Config{
+		ClusterName:               e.ClusterName,
+		DataDir:                   "./partita-data",
+		RPCAddress:                "127.0.0.1",
+		NativeTransportPort:       9042,
+		MaxFrameSize:              server.DefaultMaxFrameSize,
+		TombstoneWarnThreshold:    e.TombstoneWarnThreshold,
+		TombstoneFailureThreshold: e.TombstoneFailureThreshold,
+		BatchSizeWarnThreshold:    e.BatchSizeWarnThresholdBytes,
+		BatchSizeFailThreshold:    e.BatchSizeFailThresholdBytes,
+		UnloggedBatchAcrossPartitionsWarnThreshold: e.UnloggedBatchAcrossPartitionsWarn,
+		HTTPAddress:   "127.0.0.1:9180",
+		DataCenter:    e.DataCenter,
+		Rack:          e.Rack,
+		MaxPageBytes:  e.MaxPageBytes,
+		CommitlogSync: CommitlogSyncBatch,
+		LogLevel:      "info",
+	}
+}
+
+// Load reads the YAML file at path over the defaults and validates the
+// result. Errors name the file and the option at fault.
+func Load(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse reads a YAML document over the defaults and validates the result.
+func Parse(data []byte) (Config, error) {
+	c := Default()
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return c, c.Validate() // an empty file: all defaults
+		}
+		return Config{}, err
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return c, c.Validate()
+	}
+	if root.Kind != yaml.MappingNode {
+		return Config{}, fmt.Errorf("line %d: the configuration must be a mapping of option names to values", root.Line)
+	}
+	f, err := decodeOptions(root)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := c.apply(f); err != nil {
+		return Config{}, err
+	}
+	return c, c.Validate()
+}
+
+// apply copies the options given in f onto c.
+func (c *Config) apply(f *file) error {
+	setString(&c.ClusterName, f.ClusterName)
+	if f.DataFileDirectories != nil && len(*f.DataFileDirectories) > 0 {
+		c.DataDir = (*f.DataFileDirectories)[0]
+	}
+	setString(&c.RPCAddress, f.RPCAddress)
+	setInt(&c.NativeTransportPort, f.NativeTransportPort)
+	setInt(&c.TombstoneWarnThreshold, f.TombstoneWarnThreshold)
+	setInt(&c.TombstoneFailureThreshold, f.TombstoneFailureThreshold)
+	setInt(&c.UnloggedBatchAcrossPartitionsWarnThreshold, f.UnloggedBatchAcrossPartitionsWarnThreshold)
+	setString(&c.HTTPAddress, f.HTTPAddress)
+	setString(&c.DataCenter, f.DataCenter)
+	setString(&c.Rack, f.Rack)
+	setString(&c.CommitlogSync, f.CommitlogSync)
+	setString(&c.LogLevel, f.LogLevel)
+	sizes := []struct {
+		name string
+		dst  *int
+		src  *string
+	}{
+		{"native_transport_max_frame_size", &c.MaxFrameSize, f.NativeTransportMaxFrameSize},
+		{"batch_size_warn_threshold", &c.BatchSizeWarnThreshold, f.BatchSizeWarnThreshold},
+		{"batch_size_fail_threshold", &c.BatchSizeFailThreshold, f.BatchSizeFailThreshold},
+		{"max_page_bytes", &c.MaxPageBytes, f.MaxPageBytes},
+	}
+	for _, s := range sizes {
+		if s.src == nil {
+			continue
+		}
+		n, err := ParseSize(*s.src)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		if n > math.MaxInt32 {
+			return fmt.Errorf("%s: %s is more than the 2GiB-1B it may be", s.name, *s.src)
+		}
+		*s.dst = int(n)
+	}
+	return nil
+}
+
+func setString(dst *string, src *string) {
+	if src != nil {
+		*dst = *src
+	}
+}
+
+func setInt(dst *int, src *int) {
+	if src != nil {
+		*dst = *src
+	}
+}
+
+// Validate checks the values; the error names the option at fault.
+func (c *Config) Validate() error {
+	var errs []error
+	fail := func(option, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", option, fmt.Sprintf(format, args...)))
+	}
+	if c.ClusterName == "" {
+		fail("cluster_name", "must not be empty")
+	}
+	if c.DataDir == "" {
+		fail("data_file_directories", "must name a directory")
+	}
+	if c.RPCAddress == "" {
+		fail("rpc_address", "must not be empty")
+	}
+	if c.NativeTransportPort < 0 || c.NativeTransportPort > 65535 {
+		fail("native_transport_port", "%d is not a port number", c.NativeTransportPort)
+	}
+	if c.MaxFrameSize <= 0 {
+		fail("native_transport_max_frame_size", "must be positive")
+	}
+	if c.MaxPageBytes <= 0 {
+		fail("max_page_bytes", "must be positive")
+	}
+	if c.TombstoneWarnThreshold < 0 {
+		fail("tombstone_warn_threshold", "must not be negative")
+	}
+	if c.TombstoneFailureThreshold < 0 {
+		fail("tombstone_failure_threshold", "must not be negative")
+	}
+	if c.UnloggedBatchAcrossPartitionsWarnThreshold < 0 {
+		fail("unlogged_batch_across_partitions_warn_threshold", "must not be negative")
+	}
+	if c.BatchSizeFailThreshold < c.BatchSizeWarnThreshold {
+		fail("batch_size_fail_threshold", "%s is below batch_size_warn_threshold (%s)",
+			FormatSize(int64(c.BatchSizeFailThreshold)), FormatSize(int64(c.BatchSizeWarnThreshold)))
+	}
+	if c.CommitlogSync != CommitlogSyncBatch {
+		fail("commitlog_sync", "only %q is supported (every write group is fsynced before it is acknowledged), not %q",
+			CommitlogSyncBatch, c.CommitlogSync)
+	}
+	if _, err := ParseLogLevel(c.LogLevel); err != nil {
+		fail("log_level", "%v", err)
+	}
+	return errors.Join(errs...)
+}
+
+// ParseLogLevel parses debug, info, warn or error (any case).
+func ParseLogLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(s) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("unknown log level %q (want debug, info, warn or error)", s)
+}
+
+// CQLAddress is the host:port the CQL server listens on.
+func (c *Config) CQLAddress() string {
+	return net.JoinHostPort(c.RPCAddress, strconv.Itoa(c.NativeTransportPort))
+}
+
+// SetCQLAddress sets rpc_address and native_transport_port from host:port.
+func (c *Config) SetCQLAddress(hostPort string) error {
+	host, portText, err := net.SplitHostPort(hostPort)
+	if err != nil {
+		return fmt.Errorf("CQL address %q: %w", hostPort, err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil || port < 0 || port > 65535 {
+		return fmt.Errorf("CQL address %q: bad port", hostPort)
+	}
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	c.RPCAddress, c.NativeTransportPort = host, port
+	return nil
+}
+
+// Engine maps the configuration onto the engine's. The addresses are the
+// configured ones; the caller replaces them with the address clients
+// actually dial once the listener is bound (rpc_address may be 0.0.0.0, a
+// host name, or the port 0).
+func (c *Config) Engine() engine.Config {
+	e := engine.DefaultConfig()
+	e.ClusterName = c.ClusterName
+	e.DataCenter = c.DataCenter
+	e.Rack = c.Rack
+	if ip := net.ParseIP(c.RPCAddress); ip != nil {
+		e.RPCAddress, e.ListenAddress = ip, ip
+	}
+	e.NativePort = c.NativeTransportPort
+	e.TombstoneWarnThreshold = c.TombstoneWarnThreshold
+	e.TombstoneFailureThreshold = c.TombstoneFailureThreshold
+	e.BatchSizeWarnThresholdBytes = c.BatchSizeWarnThreshold
+	e.BatchSizeFailThresholdBytes = c.BatchSizeFailThreshold
+	e.UnloggedBatchAcrossPartitionsWarn = c.UnloggedBatchAcrossPartitionsWarnThreshold
+	e.MaxPageBytes = c.MaxPageBytes
+	return e
+}
+
+// Server maps the configuration onto the CQL server's (metrics are wired
+// by the caller).
+func (c *Config) Server() server.Config {
+	s := server.DefaultConfig()
+	s.MaxFrameSize = c.MaxFrameSize
+	return s
+}

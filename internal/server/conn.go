@@ -1,0 +1,314 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/protocol"
+)
+
+const (
+	readBufferSize  = 32 << 10
+	writeBufferSize = 32 << 10
+	// maxPendingEvents bounds the events queued for a client that does not
+	// read; beyond it events are dropped (and logged) rather than held.
+	maxPendingEvents = 1024
+	// lingerTimeout and lingerBytes bound how long and how much a fatal
+	// close reads and discards, so that the client's unread request bytes
+	// do not make the kernel reset the connection before it has read the
+	// error reply.
+	lingerTimeout = 500 * time.Millisecond
+	lingerBytes   = 1 << 20
+)
+
+// eventBit returns the registration bit of an event type.
+func eventBit(t protocol.EventType) uint32 {
+	switch t {
+	case protocol.EventTopologyChange:
+		return 1
+	case protocol.EventStatusChange:
+		return 2
+	case protocol.EventSchemaChange:
+		return 4
+	}
+	return 0
+}
+
+// conn is one client connection.
+type conn struct {
+	srv     *Server
+	nc      net.Conn
+	log     *slog.Logger
+	sess    sessionAPI
+	maxBody int
+
+	// ctx is every request's context; cancelled when the connection is
+	// torn down.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// slots holds a token per executing request (invariant 1).
+	slots    chan struct{}
+	handlers sync.WaitGroup
+
+	// out carries complete response frames to the writer; closed by serve
+	// once the reader and all handlers are done.
+	out chan *frameBuf
+	// writerDone is closed when the writer has exited.
+	writerDone chan struct{}
+
+	// ready is set by a successful STARTUP; reader goroutine only
+	// (invariant 2).
+	ready bool
+	// events holds the eventBit of every REGISTERed event type.
+	events atomic.Uint32
+	// stopping asks the reader to stop (Shutdown).
+	stopping atomic.Bool
+
+	evMu struct {
+		sync.Mutex
+		pending [][]byte
+	}
+	// evSignal wakes the writer when events are pending.
+	evSignal chan struct{}
+
+	abortOnce sync.Once
+}
+
+func newConn(s *Server, nc net.Conn) *conn {
+	c := &conn{
+		srv:        s,
+		nc:         nc,
+		log:        s.log.With("remote", nc.RemoteAddr().String()),
+		sess:       s.eng.NewSession(),
+		maxBody:    s.cfg.MaxFrameSize - protocol.HeaderSize,
+		slots:      make(chan struct{}, s.cfg.MaxInFlightPerConn),
+		out:        make(chan *frameBuf, s.cfg.MaxInFlightPerConn),
+		writerDone: make(chan struct{}),
+		evSignal:   make(chan struct{}, 1),
+	}
+	c.ctx, c.cancel = context.WithCancel(s.baseCtx)
+	return c
+}
+
+// serve runs the connection to its end: the writer in its own goroutine,
+// the reader here, then the wait for in-flight requests and the close.
+func (c *conn) serve() {
+	defer c.srv.connDone(c)
+	c.log.Debug("connection opened")
+	go c.writeLoop()
+	fatal := c.readLoop()
+	if fatal != nil {
+		c.send(fatal)
+	}
+	c.handlers.Wait()
+	close(c.out)
+	<-c.writerDone
+	if fatal != nil {
+		c.lingeringClose()
+	}
+	c.cancel()
+	c.nc.Close()
+	c.log.Debug("connection closed")
+}
+
+// stopReading makes the reader stop at the next frame boundary (or now,
+// if it is waiting for one); requests already read still run.
+func (c *conn) stopReading() {
+	c.stopping.Store(true)
+	c.nc.SetReadDeadline(time.Now())
+}
+
+// abort tears the connection down at once: requests are cancelled and the
+// socket is closed, which ends the reader and the writer.
+func (c *conn) abort() {
+	c.abortOnce.Do(func() {
+		c.cancel()
+		c.nc.Close()
+	})
+}
+
+// readLoop reads frames until the connection must stop. It returns a final
+// reply to send before closing, or nil.
+func (c *conn) readLoop() *frameBuf {
+	br := bufio.NewReaderSize(c.nc, readBufferSize)
+	idle := c.srv.cfg.IdleTimeout
+	for {
+		if idle > 0 {
+			c.nc.SetReadDeadline(time.Now().Add(idle))
+		}
+		// After the deadline is set, so that stopReading's deadline is
+		// never overwritten unnoticed.
+		if c.stopping.Load() {
+			return nil
+		}
+		f, err := protocol.ReadFrame(br, c.maxBody)
+		if err != nil {
+			return c.readFailed(err)
+		}
+		c.srv.metrics.received(protocol.HeaderSize + len(f.Body))
+		if !c.dispatch(f) {
+			return nil
+		}
+	}
+}
+
+// readFailed decides what a ReadFrame error means for the connection and
+// returns the reply to send before closing, if any.
+func (c *conn) readFailed(err error) *frameBuf {
+	var (
+		version *protocol.UnsupportedVersionError
+		size    *protocol.FrameSizeError
+		ne      net.Error
+	)
+	switch {
+	case errors.As(err, &version):
+		c.log.Debug("unsupported protocol version", "version", version.Version)
+		c.srv.metrics.sentError(version.Err())
+		fb := getFrameBuf()
+		fb.b = version.AppendReply(fb.b)
+		return fb
+	case errors.As(err, &size):
+		c.log.Warn("request frame too large; closing", "length", size.Length, "max_body", size.MaxBody)
+		return c.errorFrame(size.Stream, size.Err())
+	case err == io.EOF:
+		c.log.Debug("client closed the connection")
+	case errors.Is(err, protocol.ErrTruncatedFrame):
+		c.log.Debug("client went away in the middle of a frame")
+	case c.stopping.Load():
+	case errors.As(err, &ne) && ne.Timeout():
+		c.log.Info("closing idle connection", "idle_timeout", c.srv.cfg.IdleTimeout)
+	default:
+		c.log.Debug("read failed", "err", err)
+	}
+	return nil
+}
+
+// send queues a frame for the writer. If the writer has gone (the socket
+// failed), the frame is dropped.
+func (c *conn) send(fb *frameBuf) {
+	select {
+	case c.out <- fb:
+	case <-c.writerDone:
+		putFrameBuf(fb)
+	}
+}
+
+// writeLoop is the only writer of the socket (invariant 3). It writes
+// whatever is queued and flushes once the queue is empty, so replies that
+// are ready together leave in one write.
+func (c *conn) writeLoop() {
+	defer close(c.writerDone)
+	bw := bufio.NewWriterSize(c.nc, writeBufferSize)
+	for {
+		open := true
+		select {
+		case fb, ok := <-c.out:
+			open = ok && c.write(bw, fb)
+		case <-c.evSignal:
+			open = c.writeEvents(bw)
+		}
+		for open && len(c.out) > 0 {
+			fb, ok := <-c.out
+			open = ok && c.write(bw, fb)
+		}
+		if timeout := c.srv.cfg.IdleTimeout; timeout > 0 {
+			c.nc.SetWriteDeadline(time.Now().Add(timeout))
+		}
+		if err := bw.Flush(); err != nil {
+			c.writeFailed(err)
+			return
+		}
+		if !open {
+			return
+		}
+	}
+}
+
+// write writes one frame into bw and recycles its buffer; false when the
+// socket failed.
+func (c *conn) write(bw *bufio.Writer, fb *frameBuf) bool {
+	n, err := bw.Write(fb.b)
+	c.srv.metrics.sent(n)
+	putFrameBuf(fb)
+	if err != nil {
+		c.writeFailed(err)
+		return false
+	}
+	return true
+}
+
+// writeEvents writes the pending events; false when the socket failed.
+func (c *conn) writeEvents(bw *bufio.Writer) bool {
+	c.evMu.Lock()
+	events := c.evMu.pending
+	c.evMu.pending = nil
+	c.evMu.Unlock()
+	for _, ev := range events {
+		n, err := bw.Write(ev)
+		c.srv.metrics.sent(n)
+		if err != nil {
+			c.writeFailed(err)
+			return false
+		}
+	}
+	return true
+}
+
+// writeFailed ends a connection whose client no longer takes replies.
+func (c *conn) writeFailed(err error) {
+	c.log.Debug("write failed; closing", "err", err)
+	c.abort()
+}
+
+// registered reports whether the client REGISTERed for events of type t.
+func (c *conn) registered(t protocol.EventType) bool {
+	return c.events.Load()&eventBit(t) != 0
+}
+
+// pushEvent queues an event frame (shared, never modified) for the writer
+// without blocking.
+func (c *conn) pushEvent(frame []byte) {
+	c.evMu.Lock()
+	full := len(c.evMu.pending) >= maxPendingEvents
+	if !full {
+		c.evMu.pending = append(c.evMu.pending, frame)
+	}
+	c.evMu.Unlock()
+	if full {
+		c.log.Warn("client does not read its events; dropping one")
+		return
+	}
+	select {
+	case c.evSignal <- struct{}{}:
+	default:
+	}
+}
+
+// lingeringClose half-closes the socket after a fatal reply and discards
+// what the client still sends for a moment, so that its unread bytes do
+// not turn the close into a reset that destroys the reply (the version
+// negotiation of every driver depends on reading it).
+func (c *conn) lingeringClose() {
+	if cw, ok := c.nc.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+	}
+	c.nc.SetReadDeadline(time.Now().Add(lingerTimeout))
+	io.Copy(io.Discard, io.LimitReader(c.nc, lingerBytes))
+}
+
+// errorFrame encodes an ERROR reply on stream and counts it.
+func (c *conn) errorFrame(stream int16, e *cqlerr.Error) *frameBuf {
+	c.srv.metrics.sentError(e)
+	fb := getFrameBuf()
+	fb.b = protocol.AppendResponse(fb.b, stream, &protocol.ErrorMessage{Err: e}, protocol.ResponseEnvelope{})
+	return fb
+}

@@ -1,0 +1,43 @@
+// Package server is the CQL native protocol v4 server: it accepts TCP
+// connections, performs the OPTIONS/STARTUP/REGISTER handshake, runs
+// QUERY, PREPARE, EXECUTE and BATCH through one engine session per
+// connection, and pushes SCHEMA_CHANGE events to connections that asked
+// for them. Frames are read and written with package protocol; nothing here
+// knows CQL.
+//
+// Each connection has three kinds of goroutine: one reader, which reads a
+// frame, answers connection-level messages (OPTIONS, STARTUP, REGISTER and
+// anything malformed) itself and hands engine requests to a goroutine of
+// their own; those request goroutines, which may finish in any order
+// (replies carry the request's stream id, so drivers match them); and one
+// writer, which serialises response frames and flushes when its queue runs
+// dry, so that pipelined replies share a system call.
+//
+// Invariants:
+//  1. At most Config.MaxInFlightPerConn requests of one connection execute
+//     at once. The reader takes a slot before starting a request and stops
+//     reading the socket while none is free, so a fast client is slowed by
+//     TCP flow control, never by an unbounded number of goroutines or
+//     buffered frames.
+//  2. Connection state (whether STARTUP succeeded) is read and written only
+//     by the reader goroutine; the event registrations, read by the event
+//     fan-out, are atomic.
+//  3. Only the writer goroutine writes to the socket. Every frame it writes
+//     is complete, so replies from concurrent requests never interleave.
+//  4. A request never takes down more than its own reply: a panic in a
+//     handler is recovered, logged with its stack and answered with a Server
+//     error (0x0000); the connection and all others go on.
+//  5. The connection is closed after a reply only when the byte stream can
+//     no longer be trusted or spoken: an unsupported protocol version
+//     (answered on stream 0 with version byte 0x84, reference §1.4) and a
+//     frame larger than MaxFrameSize (answered on its stream). Malformed
+//     bodies, unknown opcodes and out-of-order messages get a Protocol
+//     error (0x000A) on their stream and the connection stays open: the
+//     frame's length kept the byte stream in step. (Cassandra 4 answers
+//     out-of-order messages the same way but closes a v4 connection after
+//     a body it cannot decode, transport/ExceptionHandlers; staying open
+//     costs a well-behaved driver nothing.)
+//  6. Shutdown stops accepting and reading, lets requests already read
+//     finish and their replies be written, then closes; when its context
+//     ends first, the remaining connections are closed at once.
+package server
