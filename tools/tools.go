@@ -5,6 +5,9 @@ package tools
 
 import (
 	_ "github.com/HdrHistogram/hdrhistogram-go"
+	_ "github.com/jackc/pgx/v5"
+	_ "github.com/schollz/progressbar/v3"
+	_ "gonum.org/v1/plot"
 	_ "github.com/cockroachdb/datadriven"
 	_ "github.com/cockroachdb/pebble/v2"
 	_ "github.com/gocql/gocql"
