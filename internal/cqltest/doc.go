@@ -3,9 +3,8 @@
 //
 // Commands (testdata files, github.com/cockroachdb/datadriven):
 //
-//	exec                   run each statement of the input (separated by ';'
-//	                       at the end of a line); print "ok", the rows, or
-//	                       "error (<code>): <message>" for each
+//	exec                   run each statement of the input; print "ok", the
+//	                       rows, or "error (<code>): <message>" for each
 //	query [page-size=N]    like exec, for one SELECT, fetching every page;
 //	                       with page-size, each page is printed separately
 //	restart                close and reopen the store and engine (data and

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
+	"github.com/partita-db/partita/internal/cql/parser"
 	"github.com/partita-db/partita/internal/cqlerr"
 	"github.com/partita-db/partita/internal/engine"
 	"github.com/partita-db/partita/internal/storage"
@@ -96,20 +97,19 @@ func (h *Harness) Run(d *datadriven.TestData) string {
 	return ""
 }
 
-// SplitStatements splits input at ';' ending a line.
+// SplitStatements splits a script into statements the way the parser
+// does (';' outside strings, comments and BATCH bodies). Text that does not
+// split is returned whole so that its error is printed.
 func SplitStatements(input string) []string {
-	var out []string
-	var cur strings.Builder
-	for _, line := range strings.Split(input, "\n") {
-		cur.WriteString(line)
-		cur.WriteByte('\n')
-		if strings.HasSuffix(strings.TrimSpace(line), ";") {
-			out = append(out, strings.TrimSpace(cur.String()))
-			cur.Reset()
-		}
+	stmts, err := parser.Split(input)
+	if err != nil {
+		return []string{input}
 	}
-	if s := strings.TrimSpace(cur.String()); s != "" {
-		out = append(out, s)
+	var out []string
+	for _, s := range stmts {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
 	}
 	return out
 }

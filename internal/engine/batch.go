@@ -37,9 +37,11 @@ func (e *Engine) runBatch(ctx context.Context, b *BatchRequest, items []execItem
 		return &Result{Kind: ResultVoid}, nil
 	}
 	opts := &Options{Timestamp: b.Timestamp, HasTimestamp: b.HasTimestamp}
-	warnings, err := e.exec.Batch(ctx, typ, execItems, nil, nil, e.request(nil, opts))
+	rows, warnings, err := e.exec.Batch(ctx, typ, execItems, nil, nil, e.request(nil, opts))
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Kind: ResultVoid, Warnings: warnings}, nil
+	res := rowsOrVoid(rows)
+	res.Warnings = warnings
+	return res, nil
 }

@@ -84,7 +84,7 @@ func (s *Session) Execute(ctx context.Context, id []byte, opts *Options) (*Resul
 		return nil, err
 	}
 	res, err := s.run(ctx, p, opts, fingerprintID(id))
-	if err == nil && res.Kind == ResultRows && opts.SkipMetadata {
+	if _, isSelect := p.(*plan.Select); err == nil && isSelect && opts != nil && opts.SkipMetadata {
 		res.NoMetadata = true
 	}
 	return res, err
@@ -168,10 +168,11 @@ func (s *Session) run(ctx context.Context, p plan.Statement, opts *Options, fp u
 			return nil, err
 		}
 		req := e.request(vals, opts)
-		if err := e.exec.Modify(ctx, p, req); err != nil {
+		rows, err := e.exec.Modify(ctx, p, req)
+		if err != nil {
 			return nil, err
 		}
-		return &Result{Kind: ResultVoid}, nil
+		return rowsOrVoid(rows), nil
 	case *plan.Batch:
 		vals, err := bindValues(p.Vars, opts)
 		if err != nil {
@@ -181,11 +182,13 @@ func (s *Session) run(ctx context.Context, p plan.Statement, opts *Options, fp u
 		for i, m := range p.Statements {
 			items[i] = exec.BatchItem{Modify: m, Values: vals}
 		}
-		warnings, err := e.exec.Batch(ctx, p.Type, items, p.Timestamp, vals, e.request(vals, opts))
+		rows, warnings, err := e.exec.Batch(ctx, p.Type, items, p.Timestamp, vals, e.request(vals, opts))
 		if err != nil {
 			return nil, err
 		}
-		return &Result{Kind: ResultVoid, Warnings: warnings}, nil
+		res := rowsOrVoid(rows)
+		res.Warnings = warnings
+		return res, nil
 	case *plan.Use:
 		if e.catalog.Current().Keyspace(p.Keyspace) == nil {
 			return nil, cqlerr.Invalidf("Keyspace '%s' does not exist", p.Keyspace)
@@ -226,6 +229,15 @@ func (e *Engine) runSelect(ctx context.Context, p *plan.Select, opts *Options, f
 		}
 	}
 	return res, nil
+}
+
+// rowsOrVoid is the RESULT of a write: Void, or the rows of a conditional
+// statement.
+func rowsOrVoid(rows *exec.Rows) *Result {
+	if rows == nil {
+		return &Result{Kind: ResultVoid}
+	}
+	return &Result{Kind: ResultRows, Columns: columns(rows.Columns), Rows: rows.Rows}
 }
 
 func hasIN(pk [][]*plan.Term) bool {

@@ -32,7 +32,7 @@ func (w *writeContext) applyCollectionOperation(row *backend.Row, op plan.Operat
 		return w.elementOperation(row, op, v, attrs)
 	case plan.OpAdd, plan.OpPrepend:
 		if col.Type.IsCounter() {
-			return cqlerr.Invalidf("counter updates are not supported yet")
+			return w.counterUpdate(row, op, v, attrs, 1)
 		}
 		if v == nil {
 			return nil // adding null adds nothing
@@ -40,7 +40,7 @@ func (w *writeContext) applyCollectionOperation(row *backend.Row, op plan.Operat
 		return w.addElements(row, col, v, attrs, op.Kind == plan.OpPrepend)
 	case plan.OpSubtract:
 		if col.Type.IsCounter() {
-			return cqlerr.Invalidf("counter updates are not supported yet")
+			return w.counterUpdate(row, op, v, attrs, -1)
 		}
 		if v == nil {
 			return nil
@@ -78,7 +78,61 @@ func (w *writeContext) elementOperation(row *backend.Row, op plan.Operation, v [
 		row.Cells = append(row.Cells, attrs.tombstone(col.ID, elementPath(col.Type.Elems[0], key), w.now))
 		return nil
 	}
-	return cqlerr.Invalidf("list index operations are not supported yet")
+	return w.listIndexOperation(row, op, key, v, attrs)
+}
+
+// listIndexOperation is l[i] = v or DELETE l[i]: it needs the current list
+// to find the element's cell (Lists.SetterByIndex, DiscarderByIndex).
+func (w *writeContext) listIndexOperation(row *backend.Row, op plan.Operation, key, v []byte, attrs attributes) error {
+	if key == nil {
+		return cqlerr.Invalidf("Invalid null value for list index")
+	}
+	idx, err := types.Int64(types.Int, key)
+	if err != nil {
+		return err
+	}
+	cells := findCells(w.cur.rowOf(op.Column), op.Column.ID)
+	if len(cells) == 0 {
+		if op.Kind == plan.OpDeleteElement {
+			return cqlerr.Invalidf("Attempted to delete an element from a list which is null")
+		}
+		return cqlerr.Invalidf("Attempted to set an element on a list which is null")
+	}
+	if idx < 0 || idx >= int64(len(cells)) {
+		return cqlerr.Invalidf("List index %d out of bound, list has size %d", idx, len(cells))
+	}
+	path := cells[idx].Path
+	if op.Kind == plan.OpDeleteElement || v == nil {
+		row.Cells = append(row.Cells, attrs.tombstone(op.Column.ID, path, w.now))
+		return nil
+	}
+	row.Cells = append(row.Cells, attrs.cell(op.Column.ID, path, v, w.now))
+	return nil
+}
+
+// counterUpdate adds delta (sign applied) to the counter's current value.
+// The statement runs under the partition's lock, so increments never race;
+// the sum wraps like Java's long arithmetic.
+func (w *writeContext) counterUpdate(row *backend.Row, op plan.Operation, v []byte, attrs attributes, sign int64) error {
+	if v == nil {
+		return cqlerr.Invalidf("Invalid null value for counter increment/decrement")
+	}
+	delta, err := types.Int64(types.Bigint, v)
+	if err != nil {
+		return err
+	}
+	var current int64
+	if cur := w.cur.value(op.Column); cur != nil {
+		if current, err = types.Int64(types.Counter, cur); err != nil {
+			return err
+		}
+	}
+	out, err := types.EncodeInt(types.Bigint, int64(uint64(current)+uint64(sign*delta)))
+	if err != nil {
+		return err
+	}
+	row.Cells = append(row.Cells, attrs.cell(op.Column.ID, nil, out, w.now))
+	return nil
 }
 
 func (w *writeContext) removeElements(row *backend.Row, op plan.Operation, v []byte, attrs attributes) error {
@@ -94,5 +148,18 @@ func (w *writeContext) removeElements(row *backend.Row, op plan.Operation, v []b
 		}
 		return nil
 	}
-	return cqlerr.Invalidf("list element removal is not supported yet")
+	// l = l - [v...]: tombstone every current element equal to one of v.
+	remove, err := types.DecodeCollection(v)
+	if err != nil {
+		return err
+	}
+	for _, cell := range findCells(w.cur.rowOf(col), col.ID) {
+		for _, r := range remove {
+			if equalValues(col.Type.Elems[0], cell.Value, r) {
+				row.Cells = append(row.Cells, attrs.tombstone(col.ID, cell.Path, w.now))
+				break
+			}
+		}
+	}
+	return nil
 }

@@ -66,12 +66,16 @@ type Rows struct {
 	Warnings    []string
 }
 
-// Modify runs an INSERT, UPDATE or DELETE.
-func (x *Executor) Modify(ctx context.Context, m *plan.Modify, req *Request) error {
+// Modify runs an INSERT, UPDATE or DELETE. A conditional statement returns
+// its [applied] result; others return nil rows.
+func (x *Executor) Modify(ctx context.Context, m *plan.Modify, req *Request) (*Rows, error) {
 	w := &writeContext{evaluator: evaluator{values: req.Values}, timestamp: req.writeTimestamp(), now: req.now().Unix()}
+	if m.NeedsRead() {
+		return x.modifyWithRead(ctx, w, m)
+	}
 	muts, err := w.mutations(m)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return x.apply(ctx, muts)
+	return nil, x.apply(ctx, muts)
 }

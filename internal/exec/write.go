@@ -19,6 +19,10 @@ type writeContext struct {
 	evaluator
 	timestamp int64 // microseconds
 	now       int64 // seconds
+	// current is the data read before writing (read-modify-write
+	// operations); cur is the row the operation being applied works on.
+	current *currentState
+	cur     *rowView
 }
 
 // attributes are one statement's timestamp and TTL.
@@ -127,7 +131,7 @@ func (w *writeContext) mutations(m *plan.Modify) ([]backend.Mutation, error) {
 	out := make([]backend.Mutation, 0, len(pks))
 	for _, pk := range pks {
 		mut := backend.NewMutation(pk.logical.Physical(backend.HomeShard))
-		if err := w.fill(&mut, m, attrs, rows, slices); err != nil {
+		if err := w.fill(&mut, m, attrs, pk, rows, slices); err != nil {
 			return nil, err
 		}
 		out = append(out, mut)
@@ -147,7 +151,7 @@ func fullClusteringRestricted(m *plan.Modify) bool {
 }
 
 // fill adds one statement's changes for one partition.
-func (w *writeContext) fill(mut *backend.Mutation, m *plan.Modify, attrs attributes, rows [][]byte, slices []backend.Slice) error {
+func (w *writeContext) fill(mut *backend.Mutation, m *plan.Modify, attrs attributes, pk partitionKey, rows [][]byte, slices []backend.Slice) error {
 	if m.Kind == plan.Delete && m.DeleteRows {
 		switch {
 		case rows != nil:
@@ -165,35 +169,40 @@ func (w *writeContext) fill(mut *backend.Mutation, m *plan.Modify, attrs attribu
 		}
 		return nil
 	}
-	var static *backend.Row
-	regular := backend.NewRow(nil)
-	if m.RowMarker {
-		regular.Liveness = attrs.liveness(w.now)
-	}
+	hasStatic := false
 	for _, op := range m.Operations {
-		target := &regular
-		if op.Column.Kind == catalog.Static {
-			if static == nil {
-				st := backend.NewRow(nil)
-				static = &st
-			}
-			target = static
-		}
-		if err := w.applyOperation(target, op, attrs); err != nil {
-			return err
-		}
+		hasStatic = hasStatic || op.Column.Kind == catalog.Static
 	}
-	if static != nil {
-		sortCells(static)
-		mut.Static = static
+	if hasStatic {
+		st := backend.NewRow(nil)
+		w.cur = w.current.view(pk, nil)
+		for _, op := range m.Operations {
+			if op.Column.Kind == catalog.Static {
+				if err := w.applyOperation(&st, op, attrs); err != nil {
+					return err
+				}
+			}
+		}
+		sortCells(&st)
+		mut.Static = &st
 	}
 	if m.StaticOnly && len(rows) == 0 {
 		return nil
 	}
-	sortCells(&regular)
 	for _, ck := range rows {
-		r := regular
-		r.Clustering = ck
+		r := backend.NewRow(ck)
+		if m.RowMarker {
+			r.Liveness = attrs.liveness(w.now)
+		}
+		w.cur = w.current.view(pk, ck)
+		for _, op := range m.Operations {
+			if op.Column.Kind != catalog.Static {
+				if err := w.applyOperation(&r, op, attrs); err != nil {
+					return err
+				}
+			}
+		}
+		sortCells(&r)
 		mut.Rows = append(mut.Rows, r)
 	}
 	return nil

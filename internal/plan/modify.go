@@ -69,6 +69,27 @@ type Modify struct {
 	Conditions  []Condition
 }
 
+// NeedsRead reports whether executing m reads the current data first: a
+// lightweight transaction, a counter update, or a list operation by index
+// or by value.
+func (m *Modify) NeedsRead() bool {
+	if m.IsConditional() || m.Table.IsCounter {
+		return true
+	}
+	for _, op := range m.Operations {
+		if op.Column.Type.Kind == types.KindList && op.Column.Type.IsMultiCell() &&
+			(op.Kind == OpSetElement || op.Kind == OpDeleteElement || op.Kind == OpSubtract) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsConditional reports whether m has an IF clause.
+func (m *Modify) IsConditional() bool {
+	return m.IfExists || m.IfNotExists || len(m.Conditions) > 0
+}
+
 // Condition is one IF condition of a lightweight transaction.
 type Condition struct {
 	Column *catalog.Column
@@ -122,6 +143,9 @@ func (p *planner) planInsert(stmt *ast.Insert) (*Modify, error) {
 	m := &Modify{Kind: Insert, Table: t, RowMarker: true, IfNotExists: stmt.IfNotExists}
 	if err := p.planUsing(t, stmt.Using, m); err != nil {
 		return nil, err
+	}
+	if m.IfNotExists && m.Timestamp != nil {
+		return nil, cqlerr.Invalidf("Cannot provide custom timestamp for conditional updates")
 	}
 	seen := map[*catalog.Column]bool{}
 	keyValues := map[*catalog.Column]*Term{}
@@ -427,9 +451,111 @@ func (p *planner) planSetAssignment(t *catalog.Table, c *catalog.Column, a ast.A
 	return Operation{}, cqlerr.Invalidf("Invalid operation (%s)", a)
 }
 
+// planConditions checks and types the IF clause of an UPDATE or DELETE
+// (ModificationStatement.Parsed.prepareConditions).
 func (p *planner) planConditions(m *Modify, conds []ast.Condition) error {
-	if len(conds) > 0 || m.IfExists || m.IfNotExists {
-		return cqlerr.Invalidf("Conditional updates are not supported yet")
+	if len(conds) == 0 && !m.IfExists && !m.IfNotExists {
+		return nil
+	}
+	t := m.Table
+	if t.IsCounter {
+		return cqlerr.Invalidf("Conditions on counters are not supported")
+	}
+	if m.Timestamp != nil {
+		return cqlerr.Invalidf("Cannot provide custom timestamp for conditional updates")
+	}
+	for _, vals := range m.PartitionKey {
+		if len(vals) != 1 || vals[0].Kind == TermBindList {
+			return cqlerr.Invalidf("IN on the partition key is not supported with conditional %s", conditionalWord(m.Kind))
+		}
+	}
+	for _, r := range m.Clustering {
+		if r.Kind == RestrictIN {
+			return cqlerr.Invalidf("IN on the clustering key columns is not supported with conditional %s", conditionalWord(m.Kind))
+		}
+	}
+	if m.Kind == Delete && len(t.Clustering) > 0 && !m.StaticOnly && !fullClustering(m) {
+		missing := t.Clustering[0].Name
+		n := 0
+		for _, r := range m.Clustering {
+			n += len(r.Columns)
+		}
+		if n < len(t.Clustering) {
+			missing = t.Clustering[n].Name
+		}
+		return cqlerr.Invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF conditions, but column '%s' is not restricted", missing)
+	}
+	for _, c := range conds {
+		cond, err := p.planCondition(t, c)
+		if err != nil {
+			return err
+		}
+		m.Conditions = append(m.Conditions, cond)
 	}
 	return nil
+}
+
+func conditionalWord(k ModifyKind) string {
+	if k == Delete {
+		return "deletions"
+	}
+	return "updates"
+}
+
+func (p *planner) planCondition(t *catalog.Table, c ast.Condition) (Condition, error) {
+	col, err := column(t, c.Column.Name)
+	if err != nil {
+		return Condition{}, err
+	}
+	if col.IsPrimaryKey() {
+		return Condition{}, cqlerr.Invalidf("PRIMARY KEY column '%s' cannot have IF conditions", col.Name)
+	}
+	cond := Condition{Column: col, Op: c.Op, Field: -1}
+	recv := columnReceiver(t, col)
+	switch {
+	case c.Key != nil:
+		var keyType *types.Type
+		switch col.Type.Kind {
+		case types.KindList:
+			keyType, recv.Type = types.Int, col.Type.Elems[0]
+		case types.KindMap:
+			keyType, recv.Type = col.Type.Elems[0], col.Type.Elems[1]
+		default:
+			return Condition{}, cqlerr.Invalidf("Invalid element access syntax for non-collection column %s", col.Name)
+		}
+		if cond.Key, err = p.binder.prepareTerm(c.Key, receiver{t.Keyspace, t.Name, "key(" + col.Name + ")", keyType}); err != nil {
+			return Condition{}, err
+		}
+		recv.Name = "value(" + col.Name + ")"
+	case c.Field != nil:
+		if col.Type.Kind != types.KindUDT {
+			return Condition{}, cqlerr.Invalidf("Invalid field selection: %s of type %s is not a user type", col.Name, col.Type)
+		}
+		cond.Field = col.Type.FieldIndex(c.Field.Name)
+		if cond.Field < 0 {
+			return Condition{}, cqlerr.Invalidf("%s of type %s has no field %s", col.Name, col.Type, c.Field.Name)
+		}
+		recv.Type, recv.Name = col.Type.Elems[cond.Field], col.Name+"."+c.Field.Name
+	}
+	switch c.Op {
+	case ast.OpIn:
+		cond.Values, err = p.binder.prepareInValues(c.Value, recv)
+	case ast.OpContains, ast.OpContainsKey:
+		if !recv.Type.IsCollection() || (c.Op == ast.OpContainsKey && recv.Type.Kind != types.KindMap) {
+			return Condition{}, cqlerr.Invalidf("Unsupported \"%s\" operator on non-%s column %s", c.Op, map[bool]string{true: "map", false: "collection"}[c.Op == ast.OpContainsKey], col.Name)
+		}
+		elem := recv.Type.Elems[len(recv.Type.Elems)-1]
+		if c.Op == ast.OpContainsKey {
+			elem = recv.Type.Elems[0]
+		}
+		cond.Value, err = p.binder.prepareTerm(c.Value, receiver{t.Keyspace, t.Name, "value(" + col.Name + ")", elem})
+	case ast.OpEq, ast.OpNeq, ast.OpLt, ast.OpLte, ast.OpGt, ast.OpGte:
+		if c.Op != ast.OpEq && c.Op != ast.OpNeq && recv.Type.IsMultiCell() {
+			return Condition{}, cqlerr.Invalidf("Slice conditions ( %s ) are not supported on durations or non-frozen collections", c.Op)
+		}
+		cond.Value, err = p.binder.prepareTerm(c.Value, recv)
+	default:
+		return Condition{}, cqlerr.Invalidf("Unsupported operator %s in IF condition", c.Op)
+	}
+	return cond, err
 }

@@ -3,6 +3,7 @@ package split
 import (
 	"context"
 	"hash/maphash"
+	"sort"
 	"sync"
 
 	"github.com/partita-db/partita/internal/backend"
@@ -43,13 +44,29 @@ func (l *Layer) Scan(ctx context.Context, cmd backend.ScanCommand) (backend.RowI
 	return l.backend.Scan(ctx, cmd)
 }
 
-// LockPartition takes the read-modify-write lock of a logical partition
-// (invariant 2) and returns its release.
-func (l *Layer) LockPartition(p backend.LogicalPartition) func() {
-	var h maphash.Hash
-	h.SetSeed(l.seed)
-	h.Write(p.Key)
-	m := &l.locks[(h.Sum64()^uint64(p.Table))%uint64(len(l.locks))]
-	m.Lock()
-	return m.Unlock
+// LockPartitions takes the read-modify-write locks of logical partitions
+// (invariant 2), in a fixed order so that concurrent callers cannot
+// deadlock, and returns their release.
+func (l *Layer) LockPartitions(ps []backend.LogicalPartition) func() {
+	stripes := make([]int, 0, len(ps))
+	for _, p := range ps {
+		var h maphash.Hash
+		h.SetSeed(l.seed)
+		h.Write(p.Key)
+		stripes = append(stripes, int((h.Sum64()^uint64(p.Table))%uint64(len(l.locks))))
+	}
+	sort.Ints(stripes)
+	held := stripes[:0]
+	for i, s := range stripes {
+		if i > 0 && s == stripes[i-1] {
+			continue
+		}
+		l.locks[s].Lock()
+		held = append(held, s)
+	}
+	return func() {
+		for _, s := range held {
+			l.locks[s].Unlock()
+		}
+	}
 }

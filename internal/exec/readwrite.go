@@ -1,0 +1,394 @@
+package exec
+
+import (
+	"bytes"
+	"context"
+	"sort"
+
+	"github.com/partita-db/partita/internal/backend"
+	"github.com/partita-db/partita/internal/catalog"
+	"github.com/partita-db/partita/internal/cql/ast"
+	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/plan"
+	"github.com/partita-db/partita/internal/types"
+)
+
+// currentState is what a read-modify-write statement read, under the
+// partitions' locks, before writing.
+type currentState struct {
+	table    *catalog.Table
+	now      int64
+	rows     map[string]*backend.Row // by partition key + clustering
+	statics  map[string]*backend.Row // by partition key
+	pkValues map[string][][]byte
+}
+
+func stateKey(pk, ck []byte) string {
+	return string(pk) + "\x00" + string(ck)
+}
+
+// view returns the current row at (pk, ck) with the partition's static
+// row; an absent row gives a view with no cells.
+func (s *currentState) view(pk partitionKey, ck []byte) *rowView {
+	if s == nil {
+		return nil
+	}
+	v := &rowView{table: s.table, pk: pk.components, pkKey: pk.logical.Key, ckKey: ck, now: s.now,
+		static: s.statics[string(pk.logical.Key)]}
+	v.row = s.rows[stateKey(pk.logical.Key, ck)]
+	v.ck, _ = decodeClustering(s.table, ck, nil)
+	return v
+}
+
+// readCurrent reads the rows at the given clustering keys (and the static
+// row) of each partition.
+func (x *Executor) readCurrent(ctx context.Context, t *catalog.Table, pks []partitionKey, cks [][]byte, now int64) (*currentState, error) {
+	s := &currentState{table: t, now: now, rows: map[string]*backend.Row{}, statics: map[string]*backend.Row{}}
+	var slices []backend.Slice
+	for _, ck := range cks {
+		slices = append(slices, backend.PrefixSlice(ck))
+	}
+	slices = normalizeSlices(slices)
+	for _, pk := range pks {
+		it, err := x.store.Read(ctx, backend.ReadCommand{Partition: pk.logical.Physical(backend.HomeShard),
+			Slices: slices, Static: t.HasStatics(), Now: now})
+		if err != nil {
+			return nil, err
+		}
+		for it.Next() {
+			r := copyRow(it.Row())
+			if r.Clustering == nil {
+				s.statics[string(pk.logical.Key)] = r
+				continue
+			}
+			if len(t.Clustering) == 0 || len(cks) > 0 {
+				s.rows[stateKey(pk.logical.Key, r.Clustering)] = r
+			}
+		}
+		err = it.Err()
+		it.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func copyRow(r *backend.Row) *backend.Row {
+	c := *r
+	if r.Clustering != nil {
+		c.Clustering = append([]byte{}, r.Clustering...)
+	}
+	c.Cells = make([]backend.Cell, len(r.Cells))
+	for i, cell := range r.Cells {
+		cell.Path = append([]byte(nil), cell.Path...)
+		if cell.Path != nil && len(cell.Path) == 0 {
+			cell.Path = []byte{}
+		}
+		if cell.Value != nil {
+			cell.Value = append([]byte{}, cell.Value...)
+		}
+		c.Cells[i] = cell
+	}
+	c.ComplexDeletions = append([]backend.ComplexDeletion(nil), r.ComplexDeletions...)
+	return &c
+}
+
+// modifyWithRead runs a statement that must see the current data: it locks
+// the partitions, reads, checks IF conditions, computes and applies the
+// mutations. For a conditional statement it returns the [applied] result.
+func (x *Executor) modifyWithRead(ctx context.Context, w *writeContext, m *plan.Modify) (*Rows, error) {
+	pks, err := w.partitionKeys(m.Table, m.PartitionKey)
+	if err != nil {
+		return nil, err
+	}
+	logical := make([]backend.LogicalPartition, len(pks))
+	for i, pk := range pks {
+		logical[i] = pk.logical
+	}
+	unlock := x.store.LockPartitions(logical)
+	defer unlock()
+	_, cks, err := w.keysOf(m)
+	if err != nil {
+		return nil, err
+	}
+	w.current, err = x.readCurrent(ctx, m.Table, pks, cks, w.now)
+	if err != nil {
+		return nil, err
+	}
+	if m.IsConditional() {
+		applied, res, err := w.checkConditions(m, pks[0], cks)
+		if err != nil || !applied {
+			return res, err
+		}
+	}
+	muts, err := w.mutations(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := x.apply(ctx, muts); err != nil {
+		return nil, err
+	}
+	if m.IsConditional() {
+		return appliedResult(m.Table, true), nil
+	}
+	return nil, nil
+}
+
+// keysOf evaluates the partition keys and full clustering keys m writes.
+func (w *writeContext) keysOf(m *plan.Modify) ([]partitionKey, [][]byte, error) {
+	pks, err := w.partitionKeys(m.Table, m.PartitionKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(m.Table.Clustering) == 0 {
+		return pks, [][]byte{{}}, nil
+	}
+	if m.StaticOnly && len(m.Clustering) == 0 {
+		return pks, nil, nil
+	}
+	prefixes, slice, err := w.clusteringPrefixes(m.Table, m.Clustering)
+	if err != nil || slice != nil {
+		return pks, nil, err
+	}
+	return pks, prefixes, nil
+}
+
+// appliedResult is the one-row [applied] result of a conditional statement.
+func appliedResult(t *catalog.Table, applied bool) *Rows {
+	return &Rows{Columns: []plan.ResultColumn{{Keyspace: t.Keyspace, Table: t.Name, Name: "[applied]", Type: types.Boolean}},
+		Rows: [][][]byte{{types.EncodeBoolean(applied)}}}
+}
+
+// checkConditions evaluates IF NOT EXISTS / IF EXISTS / IF conditions on the
+// current row. When they fail it returns the result Cassandra sends: false
+// plus the current values (every column for IF [NOT] EXISTS on an existing
+// row, the condition columns otherwise).
+func (w *writeContext) checkConditions(m *plan.Modify, pk partitionKey, cks [][]byte) (bool, *Rows, error) {
+	t := m.Table
+	var ck []byte
+	if len(cks) > 0 {
+		ck = cks[0]
+	}
+	v := w.current.view(pk, ck)
+	exists := v.row != nil
+	if m.StaticOnly && len(m.Clustering) == 0 {
+		exists = v.static != nil
+	}
+	switch {
+	case m.IfNotExists:
+		if !exists {
+			return true, nil, nil
+		}
+		return false, w.currentValues(t, v, t.Columns), nil
+	case m.IfExists:
+		if exists {
+			return true, nil, nil
+		}
+		return false, appliedResult(t, false), nil
+	}
+	ok := true
+	for _, c := range m.Conditions {
+		match, err := w.conditionHolds(c, v)
+		if err != nil {
+			return false, nil, err
+		}
+		ok = ok && match
+	}
+	if ok {
+		return true, nil, nil
+	}
+	var cols []*catalog.Column
+	seen := map[*catalog.Column]bool{}
+	for _, c := range m.Conditions {
+		if !seen[c.Column] {
+			seen[c.Column] = true
+			cols = append(cols, c.Column)
+		}
+	}
+	sort.SliceStable(cols, func(i, j int) bool { return columnOrder(t, cols[i]) < columnOrder(t, cols[j]) })
+	return false, w.currentValues(t, v, cols), nil
+}
+
+func columnOrder(t *catalog.Table, c *catalog.Column) int {
+	for i, tc := range t.Columns {
+		if tc == c {
+			return i
+		}
+	}
+	return len(t.Columns)
+}
+
+func (w *writeContext) currentValues(t *catalog.Table, v *rowView, cols []*catalog.Column) *Rows {
+	res := appliedResult(t, false)
+	row := res.Rows[0]
+	for _, c := range cols {
+		res.Columns = append(res.Columns, plan.ResultColumn{Keyspace: t.Keyspace, Table: t.Name, Name: c.Name, Type: c.Type})
+		row = append(row, v.value(c))
+	}
+	res.Rows[0] = row
+	return res
+}
+
+// conditionHolds evaluates one IF condition (ColumnCondition.Bound).
+func (w *writeContext) conditionHolds(c plan.Condition, v *rowView) (bool, error) {
+	current := v.value(c.Column)
+	typ := c.Column.Type
+	var err error
+	if c.Key != nil {
+		if current, typ, err = w.elementOf(c, current); err != nil {
+			return false, err
+		}
+	} else if c.Field >= 0 {
+		typ = c.Column.Type.Elems[c.Field]
+		if current != nil {
+			fields, err := types.DecodeTuple(c.Column.Type, current)
+			if err != nil {
+				return false, err
+			}
+			current = fields[c.Field]
+		}
+	}
+	switch c.Op {
+	case ast.OpIn:
+		vals, err := w.conditionValues(c)
+		if err != nil {
+			return false, err
+		}
+		for _, want := range vals {
+			if equalValues(typ, current, want) {
+				return true, nil
+			}
+		}
+		return false, nil
+	case ast.OpContains, ast.OpContainsKey:
+		want, _, err := w.evalValid(c.Value)
+		if err != nil {
+			return false, err
+		}
+		if current == nil {
+			return false, nil
+		}
+		f := compiledFilter{}
+		if c.Op == ast.OpContains {
+			f.contains = [][]byte{want}
+		} else {
+			f.containsKey = [][]byte{want}
+		}
+		return f.collectionMatches(typ, current), nil
+	}
+	want, unset, err := w.evalValid(c.Value)
+	if err != nil {
+		return false, err
+	}
+	if unset {
+		return false, cqlerr.Invalidf("Invalid 'unset' value in condition")
+	}
+	return compareCondition(c.Op, typ, current, want)
+}
+
+func (w *writeContext) conditionValues(c plan.Condition) ([][]byte, error) {
+	var out [][]byte
+	for _, t := range c.Values {
+		v, unset, err := w.evalValid(t)
+		if err != nil {
+			return nil, err
+		}
+		if unset {
+			continue
+		}
+		if t.Kind == plan.TermBindList {
+			if v == nil {
+				return nil, cqlerr.Invalidf("Invalid null list in IN condition")
+			}
+			elems, err := types.DecodeCollection(v)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, elems...)
+			continue
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// elementOf returns l[i] or m[k] of the current collection value, with the
+// element's type.
+func (w *writeContext) elementOf(c plan.Condition, current []byte) ([]byte, *types.Type, error) {
+	key, unset, err := w.evalValid(c.Key)
+	if err != nil {
+		return nil, nil, err
+	}
+	if unset || key == nil {
+		return nil, nil, cqlerr.Invalidf("Invalid null value for %s element access", c.Column.Name)
+	}
+	t := c.Column.Type
+	if t.Kind == types.KindList {
+		idx, err := types.Int64(types.Int, key)
+		if err != nil {
+			return nil, nil, err
+		}
+		if current == nil {
+			return nil, t.Elems[0], nil
+		}
+		elems, err := types.DecodeCollection(current)
+		if err != nil {
+			return nil, nil, err
+		}
+		if idx < 0 || idx >= int64(len(elems)) {
+			return nil, t.Elems[0], nil
+		}
+		return elems[idx], t.Elems[0], nil
+	}
+	if current == nil {
+		return nil, t.Elems[1], nil
+	}
+	keys, vals, err := types.DecodeMap(current)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, k := range keys {
+		if types.Compare(t.Elems[0], k, key) == 0 {
+			return vals[i], t.Elems[1], nil
+		}
+	}
+	return nil, t.Elems[1], nil
+}
+
+// compareCondition applies a comparison operator of an IF condition; null
+// equals only null, and ordering against null is false (or an error when
+// the condition's own value is null).
+func compareCondition(op ast.Operator, t *types.Type, current, want []byte) (bool, error) {
+	switch op {
+	case ast.OpEq:
+		return equalValues(t, current, want), nil
+	case ast.OpNeq:
+		return !equalValues(t, current, want), nil
+	}
+	if want == nil {
+		return false, cqlerr.Invalidf("Invalid comparison with null for operator \"%s\"", op)
+	}
+	if current == nil {
+		return false, nil
+	}
+	c := types.Compare(t, current, want)
+	switch op {
+	case ast.OpLt:
+		return c < 0, nil
+	case ast.OpLte:
+		return c <= 0, nil
+	case ast.OpGt:
+		return c > 0, nil
+	case ast.OpGte:
+		return c >= 0, nil
+	}
+	return false, cqlerr.Invalidf("Unsupported operator %s in IF condition", op)
+}
+
+func equalValues(t *types.Type, a, b []byte) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return bytes.Equal(a, b) || types.Compare(t, a, b) == 0
+}
