@@ -103,7 +103,18 @@ func (h *Harness) Run(d *datadriven.TestData) string {
 func SplitStatements(input string) []string {
 	stmts, err := parser.Split(input)
 	if err != nil {
-		return []string{input}
+		// A statement that does not lex: fall back to ';' at line ends so
+		// the others still run and the bad one prints its error.
+		stmts = nil
+		var cur strings.Builder
+		for _, line := range strings.Split(input, "\n") {
+			cur.WriteString(line + "\n")
+			if strings.HasSuffix(strings.TrimSpace(line), ";") {
+				stmts = append(stmts, cur.String())
+				cur.Reset()
+			}
+		}
+		stmts = append(stmts, cur.String())
 	}
 	var out []string
 	for _, s := range stmts {
