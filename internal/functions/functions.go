@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/token"
 	"github.com/partita-db/partita/internal/types"
 )
 
@@ -188,4 +189,14 @@ func registerConversionFunctions() {
 		Impl: func(a [][]byte) ([]byte, error) { return a[0], nil }})
 	register(&Func{Name: "blobasvarchar", Args: []*types.Type{types.Blob}, Return: types.Text, Deterministic: true,
 		Impl: func(a [][]byte) ([]byte, error) { return a[0], nil }})
+}
+
+// Token returns the token() function for a table whose partition key has
+// the given column types: it serializes its arguments as the partition key
+// and returns the key's Murmur3 token (bigint).
+func Token(pk []*types.Type) *Func {
+	return &Func{Name: "token", Args: pk, Return: types.Bigint, Deterministic: true,
+		Impl: func(args [][]byte) ([]byte, error) {
+			return types.EncodeInt(types.Bigint, int64(token.Of(token.SerializeKey(args))))
+		}}
 }

@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"internal/backend":    {"internal/token"},
 	"internal/storage":    {"internal/backend", "internal/types", "internal/token", "internal/cqlerr"},
 	"internal/catalog":    {"internal/backend", "internal/types", "internal/cqlerr"},
-	"internal/functions":  {"internal/types", "internal/cqlerr"},
+	"internal/functions":  {"internal/types", "internal/token", "internal/cqlerr"},
 	"internal/systables":  {"internal/catalog", "internal/types", "internal/token", "internal/cqlerr", "internal/backend"},
 	"internal/split":      {"internal/backend", "internal/token", "internal/cqlerr"},
 	"internal/plan":       {"internal/cql/ast", "internal/catalog", "internal/functions", "internal/types", "internal/cqlerr", "internal/backend"},

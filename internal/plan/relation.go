@@ -1,9 +1,12 @@
 package plan
 
 import (
+	"strings"
+
 	"github.com/partita-db/partita/internal/catalog"
 	"github.com/partita-db/partita/internal/cql/ast"
 	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/functions"
 	"github.com/partita-db/partita/internal/types"
 )
 
@@ -226,7 +229,13 @@ func (b *binder) tokenRestriction(t *catalog.Table, rel *ast.TokenRelation) (*Re
 	}
 	r := &Restriction{Columns: cols, OnToken: true, Text: rel.String()}
 	recv := receiver{Keyspace: t.Keyspace, Table: t.Name, Name: "partition key token", Type: types.Bigint}
-	v, err := b.prepareTerm(rel.Value, recv)
+	var v *Term
+	var err error
+	if call, ok := rel.Value.(*ast.FunctionCall); ok && strings.EqualFold(call.Name, "token") {
+		v, err = b.prepareTokenCall(t, call)
+	} else {
+		v, err = b.prepareTerm(rel.Value, recv)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -276,4 +285,23 @@ func joinNames(names []string) string {
 		out += n
 	}
 	return out
+}
+
+// prepareTokenCall types token(v1, ...) as a term: its arguments take the
+// partition key columns' types.
+func (b *binder) prepareTokenCall(t *catalog.Table, call *ast.FunctionCall) (*Term, error) {
+	if len(call.Args) != len(t.PartitionKey) {
+		return nil, cqlerr.Invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(t.PartitionKey), len(call.Args))
+	}
+	pkTypes := make([]*types.Type, len(t.PartitionKey))
+	args := make([]*Term, len(call.Args))
+	for i, c := range t.PartitionKey {
+		pkTypes[i] = c.Type
+		a, err := b.prepareTerm(call.Args[i], columnReceiver(t, c))
+		if err != nil {
+			return nil, err
+		}
+		args[i] = a
+	}
+	return &Term{Kind: TermFunc, Type: types.Bigint, Func: functions.Token(pkTypes), Args: args, Text: call.String()}, nil
 }
