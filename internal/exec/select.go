@@ -35,8 +35,9 @@ type selectRun struct {
 	done    bool
 
 	// position of the last emitted row
-	lastPartition  []byte
-	lastClustering []byte
+	lastPartition     []byte
+	lastClustering    []byte
+	lastPartRemaining int64
 	// current partition
 	pk            [][]byte
 	pkKey         []byte
@@ -133,7 +134,7 @@ func (r *selectRun) finish(req *Request) (*Rows, error) {
 	}
 	if r.hasMore && r.pageSize > 0 {
 		st := &pagingState{partition: r.lastPartition, clustering: r.lastClustering,
-			remaining: r.remaining, remainingInPartition: r.partRemaining}
+			remaining: r.remaining, remainingInPartition: r.lastPartRemaining}
 		res.PagingState = st.encode(req.Statement)
 	}
 	if r.x.limits.TombstoneWarn > 0 && r.tombstones > int64(r.x.limits.TombstoneWarn) {
@@ -248,15 +249,10 @@ func (r *selectRun) runRange(ctx context.Context, state *pagingState) error {
 	if err := r.tokenBounds(&cmd); err != nil || r.done {
 		return err
 	}
-	r.partRemaining = r.perPartLim
 	if state != nil {
 		tok := token.Of(state.partition)
 		cmd.Start = &backend.TokenBound{Token: tok, Key: state.partition, Inclusive: state.clustering != nil}
-		if state.clustering != nil {
-			cmd.After = state.clustering
-			r.resumeClust = state.clustering
-			r.partRemaining = state.remainingInPartition
-		}
+		cmd.After = state.clustering
 	}
 	it, err := r.x.store.Scan(ctx, cmd)
 	if err != nil {
@@ -271,13 +267,15 @@ func (r *selectRun) runRange(ctx context.Context, state *pagingState) error {
 				if err := r.endPartition(); err != nil {
 					return err
 				}
-				r.resumeClust = nil
-				r.partRemaining = r.perPartLim
 				if r.done {
 					break
 				}
 			}
 			current = append(current[:0], part.Key...)
+			r.resumeClust, r.partRemaining = nil, r.perPartLim
+			if state != nil && state.clustering != nil && bytes.Equal(part.Key, state.partition) {
+				r.resumeClust, r.partRemaining = state.clustering, state.remainingInPartition
+			}
 			comps, err := token.SplitKey(part.Key, len(t.PartitionKey))
 			if err != nil {
 				return err
@@ -420,6 +418,9 @@ func (r *selectRun) selectsStatics() bool {
 
 // emit adds a row to the page, or to the aggregation.
 func (r *selectRun) emit(v *rowView) error {
+	if r.partRemaining == 0 {
+		return nil // PER PARTITION LIMIT reached
+	}
 	if r.agg != nil {
 		r.partEmitted++
 		if r.partRemaining > 0 {
@@ -444,6 +445,7 @@ func (r *selectRun) emit(v *rowView) error {
 		r.partRemaining--
 	}
 	r.lastPartition = append(r.lastPartition[:0], r.pkKey...)
+	r.lastPartRemaining = r.partRemaining
 	if v.ckKey != nil {
 		r.lastClustering = append(r.lastClustering[:0], v.ckKey...)
 	} else {
