@@ -114,7 +114,7 @@ func (c *Catalog) Truncate(ctx context.Context, t *Table) error {
 	if err != nil {
 		return err
 	}
-	return c.store.SaveSchema(ctx, data, []backend.TableID{t.StorageID})
+	return c.store.SaveSchema(ctx, data, t.storageIDs())
 }
 
 func newUUID() UUID {

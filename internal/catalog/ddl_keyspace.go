@@ -74,7 +74,7 @@ func (c *Catalog) DropKeyspace(ctx context.Context, name string, ifExists bool) 
 		}
 		var dropped []backend.TableID
 		for _, t := range ks.Tables {
-			dropped = append(dropped, t.StorageID)
+			dropped = append(dropped, t.storageIDs()...)
 		}
 		delete(s.Keyspaces, name)
 		return Result{Change: &Change{Type: "DROPPED", Target: "KEYSPACE", Keyspace: name}}, dropped, nil

@@ -261,6 +261,15 @@ func (c *Catalog) DropTable(ctx context.Context, keyspace, name string, ifExists
 		delete(ks.Tables, name)
 		s.Keyspaces[keyspace] = ks
 		return Result{Change: &Change{Type: "DROPPED", Target: "TABLE", Keyspace: keyspace, Name: name}},
-			[]backend.TableID{t.StorageID}, nil
+			t.storageIDs(), nil
 	})
+}
+
+// storageIDs lists the storage prefixes of a table and of its indexes.
+func (t *Table) storageIDs() []backend.TableID {
+	ids := []backend.TableID{t.StorageID}
+	for _, ix := range t.Indexes {
+		ids = append(ids, ix.StorageID)
+	}
+	return ids
 }

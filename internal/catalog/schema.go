@@ -67,6 +67,8 @@ type Index struct {
 	Custom  bool
 	Class   string
 	Options map[string]string
+	// StorageID is the key prefix of the index's entries in storage.
+	StorageID backend.TableID
 }
 
 // Table is a table's schema.

@@ -28,6 +28,10 @@ type Engine struct {
 
 	mu        sync.Mutex
 	listeners []func(*catalog.Change)
+	// writeGate is held shared by every write while it runs; building a new
+	// index takes it exclusively for an instant to drain writes planned
+	// before the index existed.
+	writeGate sync.RWMutex
 }
 
 const (

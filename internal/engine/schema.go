@@ -30,6 +30,14 @@ func (e *Engine) runSchema(ctx context.Context, p plan.Statement) (*Result, erro
 		res, err = c.CreateType(ctx, p.Spec)
 	case *plan.DropType:
 		res, err = c.DropType(ctx, p.Keyspace, p.Name, p.IfExists)
+	case *plan.CreateIndex:
+		var ix *catalog.Index
+		res, ix, err = c.CreateIndex(ctx, p.Spec)
+		if err == nil && ix != nil {
+			err = e.buildIndex(ctx, p.Spec.Keyspace, p.Spec.Table, ix)
+		}
+	case *plan.DropIndex:
+		res, err = c.DropIndex(ctx, p.Keyspace, p.Name, p.IfExists)
 	case *plan.Truncate:
 		if err := c.Truncate(ctx, p.Table); err != nil {
 			return nil, err
@@ -50,6 +58,8 @@ func (e *Engine) runSchema(ctx context.Context, p plan.Statement) (*Result, erro
 // Batch runs a BATCH request.
 func (s *Session) Batch(ctx context.Context, b *BatchRequest) (*Result, error) {
 	e := s.engine
+	e.writeGate.RLock()
+	defer e.writeGate.RUnlock()
 	ks := s.Keyspace()
 	items := make([]execItem, 0, len(b.Statements))
 	for _, st := range b.Statements {
@@ -83,4 +93,18 @@ func (s *Session) Batch(ctx context.Context, b *BatchRequest) (*Result, error) {
 		items = append(items, execItem{m, vals})
 	}
 	return e.runBatch(ctx, b, items)
+}
+
+// buildIndex writes the entries of a new index for the rows already in its
+// table. Writes that started before the index existed are drained first
+// (they hold the write gate), so every row is either seen here or indexed
+// by its own write.
+func (e *Engine) buildIndex(ctx context.Context, keyspace, table string, ix *catalog.Index) error {
+	e.writeGate.Lock()
+	e.writeGate.Unlock() //nolint:staticcheck // an empty critical section drains in-flight writes
+	t := e.catalog.Current().Table(keyspace, table)
+	if t == nil {
+		return nil
+	}
+	return e.exec.BuildIndex(ctx, t, ix)
 }

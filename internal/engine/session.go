@@ -45,12 +45,26 @@ func (s *Session) Query(ctx context.Context, query string, opts *Options) (*Resu
 	if err != nil {
 		return nil, err
 	}
+	if isWrite(stmt) {
+		s.engine.writeGate.RLock()
+		defer s.engine.writeGate.RUnlock()
+	}
 	ks := s.Keyspace()
 	p, err := plan.Plan(stmt, s.engine.catalog.Current(), ks)
 	if err != nil {
 		return nil, err
 	}
 	return s.run(ctx, p, opts, fingerprint(ks, query))
+}
+
+// isWrite reports whether a statement writes rows. Writes are planned and
+// run under the engine's write gate (see buildIndex).
+func isWrite(stmt ast.Statement) bool {
+	switch stmt.(type) {
+	case *ast.Insert, *ast.Update, *ast.Delete, *ast.Batch:
+		return true
+	}
+	return false
 }
 
 // Prepare prepares a statement (PREPARE).
@@ -78,6 +92,10 @@ func (s *Session) Execute(ctx context.Context, id []byte, opts *Options) (*Resul
 	ps := s.engine.prepared.get(id)
 	if ps == nil {
 		return nil, cqlerr.NewUnprepared(id)
+	}
+	if isWrite(ps.stmt) {
+		s.engine.writeGate.RLock()
+		defer s.engine.writeGate.RUnlock()
 	}
 	p, err := s.engine.currentPlan(ps)
 	if err != nil {

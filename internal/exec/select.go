@@ -85,6 +85,8 @@ func (x *Executor) Select(ctx context.Context, p *plan.Select, req *Request) (*R
 	switch {
 	case p.Table.Virtual:
 		err = r.runVirtual(ctx)
+	case p.Index != nil:
+		err = r.runIndex(ctx, state)
 	case p.PartitionKey != nil:
 		err = r.runKeys(ctx, state)
 	default:

@@ -136,7 +136,11 @@ func (w *writeContext) mutations(m *plan.Modify) ([]backend.Mutation, error) {
 		}
 		out = append(out, mut)
 	}
-	return out, nil
+	entries, err := indexMutations(m.Table, out)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, entries...), nil
 }
 
 func fullClusteringRestricted(m *plan.Modify) bool {

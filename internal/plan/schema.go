@@ -43,6 +43,15 @@ type Truncate struct{ Table *catalog.Table }
 // CreateType plans CREATE TYPE.
 type CreateType struct{ Spec catalog.TypeSpec }
 
+// CreateIndex plans CREATE INDEX.
+type CreateIndex struct{ Spec catalog.IndexSpec }
+
+// DropIndex plans DROP INDEX.
+type DropIndex struct {
+	Keyspace, Name string
+	IfExists       bool
+}
+
 // DropType plans DROP TYPE.
 type DropType struct {
 	Keyspace, Name string
@@ -81,6 +90,14 @@ func (p *planner) planSchema(stmt ast.Statement) (Statement, error) {
 			return nil, err
 		}
 		return &DropType{Keyspace: ks, Name: s.Name.Name, IfExists: s.IfExists}, nil
+	case *ast.CreateIndex:
+		return p.planCreateIndex(s)
+	case *ast.DropIndex:
+		ks, err := p.keyspaceOf(s.Name)
+		if err != nil {
+			return nil, err
+		}
+		return &DropIndex{Keyspace: ks, Name: s.Name.Name, IfExists: s.IfExists}, nil
 	case *ast.Unsupported:
 		return nil, cqlerr.Invalidf("%s statements are not supported", strings.ToUpper(s.Keyword))
 	}
@@ -320,4 +337,43 @@ func (p *planner) resolveCollection(keyspace string, t ast.TypeRef, frozen bool)
 		out = types.Frozen(out)
 	}
 	return out, nil
+}
+
+func (p *planner) planCreateIndex(s *ast.CreateIndex) (Statement, error) {
+	ks, err := p.keyspaceOf(s.Table)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Targets) != 1 {
+		return nil, cqlerr.Invalidf("Only CUSTOM indexes support multiple columns")
+	}
+	spec := catalog.IndexSpec{Keyspace: ks, Table: s.Table.Name, Name: s.Name, IfNotExists: s.IfNotExists,
+		Column: s.Targets[0].Column.Name, Custom: s.Custom}
+	switch s.Targets[0].Kind {
+	case ast.IndexValues:
+		spec.Target = "values"
+	case ast.IndexKeys:
+		spec.Target = "keys"
+	case ast.IndexEntries:
+		return nil, cqlerr.Invalidf("entries() indexes are not supported")
+	case ast.IndexFull:
+		spec.Target = "full"
+	}
+	if s.Using != nil {
+		spec.Class = s.Using.Text
+		// USING 'sai' (and the storage-attached class name) is accepted and
+		// served by the same index as a regular secondary index.
+		if !strings.EqualFold(spec.Class, "sai") && !strings.Contains(spec.Class, "StorageAttachedIndex") {
+			return nil, cqlerr.Invalidf("Unable to find custom indexer class '%s'", spec.Class)
+		}
+		spec.Custom = true
+	} else if s.Custom {
+		return nil, cqlerr.Invalidf("CUSTOM index requires specifying the index class")
+	}
+	for _, prop := range properties(s.Options) {
+		if prop.Name == "options" && prop.IsMap {
+			spec.Options = prop.Map
+		}
+	}
+	return &CreateIndex{Spec: spec}, nil
 }

@@ -43,6 +43,12 @@ type Select struct {
 	Limit             *Term
 	PerPartitionLimit *Term
 	AllowFiltering    bool
+
+	// Index, when set, answers the query from a secondary index: the
+	// candidate rows are the entries for IndexValue; every restriction is
+	// then checked as a filter (Filters).
+	Index      *catalog.Index
+	IndexValue *Restriction
 }
 
 // Columns returns the result columns of a SELECT.
@@ -97,8 +103,27 @@ func (p *planner) planSelect(stmt *ast.Select) (*Select, error) {
 	if err := w.checkRangeFiltering(); err != nil {
 		return nil, err
 	}
+	if w.usesIndex {
+		planIndexQuery(s, w)
+	}
 	s.Vars = b.vars
 	return s, nil
+}
+
+// planIndexQuery turns a select into an index query: candidates come from
+// the index entries, and every restriction is re-checked on each row (that
+// also drops stale entries).
+func planIndexQuery(s *Select, w *where) {
+	s.Index, s.IndexValue = w.indexDef, w.index
+	s.Filters = nil
+	for _, c := range s.Table.PartitionKey {
+		if r := w.pk[c.Name]; r != nil {
+			s.Filters = append(s.Filters, r)
+		}
+	}
+	s.Filters = append(s.Filters, w.clustering...)
+	s.Filters = append(s.Filters, w.nonPK...)
+	s.PartitionKey, s.Clustering, s.IsKeyRange = nil, nil, true
 }
 
 func (p *planner) planSelectParts(s *Select, stmt *ast.Select, w *where) error {
@@ -265,6 +290,9 @@ func (p *planner) planOrderBy(s *Select, stmt *ast.Select, w *where) error {
 			return err
 		}
 		orders = append(orders, ordering{c, o.Desc})
+	}
+	if w.usesIndex {
+		return cqlerr.Invalidf("ORDER BY with 2ndary indexes is not supported.")
 	}
 	if w.isKeyRange {
 		return cqlerr.Invalidf("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")

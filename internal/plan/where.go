@@ -47,6 +47,10 @@ type where struct {
 	isKeyRange         bool
 	pkNeedsFiltering   bool
 	clusteringFiltered bool
+	// index is the restriction a secondary index answers (SELECT only).
+	index     *Restriction
+	indexDef  *catalog.Index
+	usesIndex bool
 }
 
 func (b *binder) analyseWhere(t *catalog.Table, rels []ast.Relation, stmt statementType, allowFiltering bool) (*where, error) {
@@ -60,7 +64,52 @@ func (b *binder) analyseWhere(t *catalog.Table, rels []ast.Relation, stmt statem
 			return nil, err
 		}
 	}
+	if stmt == stmtSelect {
+		w.findIndex()
+	}
 	return w, nil
+}
+
+// findIndex picks the restriction a secondary index can answer: EQ on an
+// indexed column, CONTAINS on a values() index, CONTAINS KEY on keys().
+func (w *where) findIndex() {
+	consider := func(r *Restriction) bool {
+		if r.Multi || r.OnToken || len(r.Columns) != 1 {
+			return false
+		}
+		for _, ix := range w.table.Indexes {
+			if ix.Column != r.first().Name {
+				continue
+			}
+			ok := false
+			switch r.Kind {
+			case RestrictEQ:
+				ok = ix.Target == "" || ix.Target == "full"
+			case RestrictContains:
+				ok = (ix.Target == "values" && len(r.Contains) > 0) || (ix.Target == "keys" && len(r.ContainsKey) > 0)
+			}
+			if ok {
+				w.index, w.indexDef = r, ix
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range w.nonPK {
+		if consider(r) {
+			return
+		}
+	}
+	for _, r := range w.clustering {
+		if consider(r) {
+			return
+		}
+	}
+	for _, c := range w.table.PartitionKey {
+		if r := w.pk[c.Name]; r != nil && consider(r) {
+			return
+		}
+	}
 }
 
 // add files a restriction into its set, merging it with what restricts the
@@ -279,11 +328,12 @@ func (w *where) processPartitionKey() error {
 		return nil
 	}
 	if len(w.unrestrictedPK()) > 0 || w.pkHasSliceOrContains() || w.token != nil {
-		if !w.allowFiltering {
+		if !w.allowFiltering && w.index == nil {
 			return cqlerr.Invalidf(RequiresAllowFiltering)
 		}
 		w.isKeyRange = true
 		w.pkNeedsFiltering = true
+		w.usesIndex = w.index != nil
 	}
 	return nil
 }
@@ -335,8 +385,9 @@ func (w *where) processClustering(staticOnly bool) error {
 	if len(w.clustering) == 0 || !w.clusteringNeedsFiltering() {
 		return nil
 	}
-	if w.allowFiltering && w.stmt == stmtSelect {
+	if (w.allowFiltering || w.index != nil) && w.stmt == stmtSelect {
 		w.clusteringFiltered = true
+		w.usesIndex = w.usesIndex || w.index != nil
 		return nil
 	}
 	var restricted []*catalog.Column
@@ -379,6 +430,10 @@ func (w *where) processNonPrimaryKey() error {
 		}
 		return cqlerr.Invalidf("Non PRIMARY KEY columns found in where clause: %s ", strings.Join(names, ", "))
 	}
+	if w.index != nil {
+		w.usesIndex = true
+		return nil
+	}
 	if !w.allowFiltering {
 		return cqlerr.Invalidf(RequiresAllowFiltering)
 	}
@@ -389,7 +444,23 @@ func (w *where) processNonPrimaryKey() error {
 // (SelectStatement.checkNeedsFiltering): a range query that restricts
 // clustering columns or filters must say ALLOW FILTERING.
 func (w *where) checkRangeFiltering() error {
-	if w.allowFiltering || !w.isKeyRange {
+	if w.allowFiltering || !(w.isKeyRange || w.usesIndex) {
+		return nil
+	}
+	if w.index != nil && (w.usesIndex || w.isKeyRange) {
+		w.usesIndex = true
+		// StatementRestrictions.needFiltering: one restriction is answered by
+		// the index; any other filtering restriction needs ALLOW FILTERING.
+		n := len(w.nonPK)
+		if w.pkNeedsFiltering {
+			n += len(w.pk)
+		}
+		if w.clusteringFiltered || w.isKeyRange {
+			n += len(w.clustering)
+		}
+		if n > 1 || (n == 0 && len(w.clustering) > 0) {
+			return cqlerr.Invalidf(RequiresAllowFiltering)
+		}
 		return nil
 	}
 	if len(w.clustering) > 0 || len(w.nonPK) > 0 || w.pkNeedsFiltering {
