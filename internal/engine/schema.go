@@ -30,6 +30,8 @@ func (e *Engine) runSchema(ctx context.Context, p plan.Statement) (*Result, erro
 		res, err = c.CreateType(ctx, p.Spec)
 	case *plan.DropType:
 		res, err = c.DropType(ctx, p.Keyspace, p.Name, p.IfExists)
+	case *plan.AlterType:
+		res, err = c.AlterType(ctx, p.Spec)
 	case *plan.CreateIndex:
 		var ix *catalog.Index
 		res, ix, err = c.CreateIndex(ctx, p.Spec)

@@ -43,6 +43,9 @@ type Truncate struct{ Table *catalog.Table }
 // CreateType plans CREATE TYPE.
 type CreateType struct{ Spec catalog.TypeSpec }
 
+// AlterType plans ALTER TYPE.
+type AlterType struct{ Spec catalog.AlterTypeSpec }
+
 // CreateIndex plans CREATE INDEX.
 type CreateIndex struct{ Spec catalog.IndexSpec }
 
@@ -90,6 +93,8 @@ func (p *planner) planSchema(stmt ast.Statement) (Statement, error) {
 			return nil, err
 		}
 		return &DropType{Keyspace: ks, Name: s.Name.Name, IfExists: s.IfExists}, nil
+	case *ast.AlterType:
+		return p.planAlterType(s)
 	case *ast.CreateIndex:
 		return p.planCreateIndex(s)
 	case *ast.DropIndex:
@@ -376,4 +381,31 @@ func (p *planner) planCreateIndex(s *ast.CreateIndex) (Statement, error) {
 		}
 	}
 	return &CreateIndex{Spec: spec}, nil
+}
+
+func (p *planner) planAlterType(s *ast.AlterType) (Statement, error) {
+	ks, err := p.keyspaceOf(s.Name)
+	if err != nil {
+		return nil, err
+	}
+	spec := catalog.AlterTypeSpec{Keyspace: ks, Name: s.Name.Name, IfExists: s.IfExists}
+	switch a := s.Action.(type) {
+	case *ast.AddField:
+		t, err := p.resolveType(ks, a.Field.Type, false)
+		if err != nil {
+			return nil, err
+		}
+		if t.IsMultiCell() {
+			t = types.Frozen(t)
+		}
+		spec.AddField, spec.AddType, spec.AddIfNotExists = a.Field.Name.Name, t, a.IfNotExists
+	case *ast.RenameFields:
+		spec.RenameIfExists = a.IfExists
+		for _, r := range a.Renames {
+			spec.Renames = append(spec.Renames, [2]string{r.From.Name, r.To.Name})
+		}
+	case *ast.AlterFieldType:
+		spec.AlterField = a.Field.Name
+	}
+	return &AlterType{Spec: spec}, nil
 }
