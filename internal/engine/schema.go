@@ -2,9 +2,12 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 
 	"github.com/partita-db/partita/internal/catalog"
 	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/describe"
 	"github.com/partita-db/partita/internal/plan"
 )
 
@@ -40,6 +43,8 @@ func (e *Engine) runSchema(ctx context.Context, p plan.Statement) (*Result, erro
 		}
 	case *plan.DropIndex:
 		res, err = c.DropIndex(ctx, p.Keyspace, p.Name, p.IfExists)
+	case *plan.Describe:
+		return e.describe(p)
 	case *plan.Truncate:
 		if err := c.Truncate(ctx, p.Table); err != nil {
 			return nil, err
@@ -109,4 +114,32 @@ func (e *Engine) buildIndex(ctx context.Context, keyspace, table string, ix *cat
 		return nil
 	}
 	return e.exec.BuildIndex(ctx, t, ix)
+}
+
+// describe answers DESCRIBE from the current schema, as a result set named
+// system.describe (DescribeStatement.java).
+func (e *Engine) describe(p *plan.Describe) (*Result, error) {
+	cluster := describe.Cluster{Name: e.cfg.ClusterName, Partitioner: describe.DefaultPartitioner,
+		Snitch: describe.DefaultSnitch, RangeOwnership: e.rangeOwnership}
+	r, err := describe.DescribeWith(e.catalog.Current(), p.Keyspace, p.Stmt, cluster)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Kind: ResultRows, Rows: r.Values()}
+	for i, name := range r.Columns {
+		res.Columns = append(res.Columns, Column{Keyspace: describe.ResultKeyspace, Table: describe.ResultTable,
+			Name: name, Type: r.ColumnTypes()[i]})
+	}
+	return res, nil
+}
+
+// rangeOwnership is this node's ownership of the ring: every token range
+// is its own on one node.
+func (e *Engine) rangeOwnership(string) map[string][]string {
+	addr := fmt.Sprintf("%s:%d", e.node.RPCAddress, e.node.NativePort)
+	out := map[string][]string{}
+	for _, t := range e.node.Tokens {
+		out[strconv.FormatInt(t, 10)] = []string{addr}
+	}
+	return out
 }

@@ -23,6 +23,8 @@ type aggregation struct {
 	first    [][]byte
 	rows     [][][]byte
 	keys     [][][]byte
+	// position of the last row added to the current group
+	lastPartition, lastClustering []byte
 }
 
 func newAggregation(p *plan.Select) *aggregation {
@@ -47,8 +49,28 @@ func (a *aggregation) add(r *selectRun, v *rowView) error {
 			if err := a.closeGroup(r); err != nil {
 				return err
 			}
+			// GROUP BY pages and limits count groups: stop before the next
+			// group starts, after the last row of the closed one.
+			r.lastPartition, r.lastClustering = a.lastPartition, a.lastClustering
+			r.lastPartRemaining = -1
+			if r.remaining > 0 {
+				r.remaining--
+				if r.remaining == 0 {
+					r.done = true
+					return nil
+				}
+			}
+			if r.pageSize > 0 && len(a.rows) >= r.pageSize {
+				r.hasMore, r.done = true, true
+				return nil
+			}
 		}
 		a.groupKey = key
+		a.lastPartition = append(a.lastPartition[:0], v.pkKey...)
+		a.lastClustering = append(a.lastClustering[:0], v.ckKey...)
+		if v.ckKey == nil {
+			a.lastClustering = nil
+		}
 	}
 	if !a.inGroup {
 		a.inGroup = true
@@ -148,6 +170,9 @@ func (a *aggregation) result(r *selectRun) ([][][]byte, error) {
 		}
 	} else if len(a.p.PostOrder) > 0 {
 		sortRows(a.p, a.rows, a.keys)
+	}
+	if a.p.GroupBy {
+		return a.rows, nil // LIMIT counted groups as they closed
 	}
 	limit, err := r.ev.limit(a.p.Limit)
 	if err != nil {

@@ -71,7 +71,9 @@ func (x *Executor) Select(ctx context.Context, p *plan.Select, req *Request) (*R
 		return nil, cqlerr.Invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
 	}
 	if p.Selection.Aggregate || p.GroupBy || len(p.PostOrder) > 0 {
-		r.pageSize = 0 // these read everything and page their output whole
+		if !p.GroupBy {
+			r.pageSize = 0 // these read everything and return it in one page
+		}
 		r.agg = newAggregation(p)
 	}
 	var state *pagingState
@@ -424,11 +426,14 @@ func (r *selectRun) emit(v *rowView) error {
 		return nil // PER PARTITION LIMIT reached
 	}
 	if r.agg != nil {
+		if err := r.agg.add(r, v); err != nil || r.done {
+			return err
+		}
 		r.partEmitted++
 		if r.partRemaining > 0 {
 			r.partRemaining--
 		}
-		return r.agg.add(r, v)
+		return nil
 	}
 	if r.pageSize > 0 && len(r.out) >= r.pageSize || r.maxBytes > 0 && r.bytes >= r.maxBytes && len(r.out) > 0 {
 		r.hasMore, r.done = true, true

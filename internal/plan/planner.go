@@ -34,8 +34,16 @@ func Plan(stmt ast.Statement, schema *catalog.Schema, keyspace string) (Statemen
 		return p.planBatch(s)
 	case *ast.Use:
 		return &Use{Keyspace: s.Keyspace}, nil
+	case *ast.Describe:
+		return &Describe{Stmt: s, Keyspace: keyspace}, nil
 	}
 	return p.planSchema(stmt)
+}
+
+// Describe is a DESCRIBE statement; package describe renders it.
+type Describe struct {
+	Stmt     *ast.Describe
+	Keyspace string // the session's keyspace
 }
 
 // Use is USE keyspace.
