@@ -50,7 +50,17 @@ type selectRun struct {
 	tombstones int64
 	liveRows   int64
 	wantStatic bool
+	// scanned counts rows read and checked against filters.
+	scanned int64
 }
+
+// filterWarnRows is how many rows a filtering query may read before its
+// read-to-returned ratio is judged.
+const filterWarnRows = 1000
+
+// filterWarnRatio: a filtering query that reads this many times more rows
+// than it returns gets a client warning.
+const filterWarnRatio = 10
 
 // Select runs a SELECT and returns one page.
 func (x *Executor) Select(ctx context.Context, p *plan.Select, req *Request) (*Rows, error) {
@@ -140,6 +150,10 @@ func (r *selectRun) finish(req *Request) (*Rows, error) {
 		st := &pagingState{partition: r.lastPartition, clustering: r.lastClustering,
 			remaining: r.remaining, remainingInPartition: r.lastPartRemaining}
 		res.PagingState = st.encode(req.Statement)
+	}
+	if returned := int64(len(res.Rows)); len(r.filters) > 0 && r.scanned >= filterWarnRows && r.scanned > filterWarnRatio*max(returned, 1) {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("Filtering query read %d rows and returned %d on %s; a table or index designed for this query would avoid reading the rest",
+			r.scanned, returned, r.p.Table.QualifiedName()))
 	}
 	if r.x.limits.TombstoneWarn > 0 && r.tombstones > int64(r.x.limits.TombstoneWarn) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("Read %d live rows and %d tombstone cells for query %s (see tombstone_warn_threshold)",
@@ -377,6 +391,7 @@ func (r *selectRun) onRow(row *backend.Row) error {
 		return err
 	}
 	v := r.view(row, ck)
+	r.scanned++
 	for i := range r.filters {
 		if !r.filters[i].matches(v) {
 			return nil
