@@ -118,6 +118,15 @@ func (a *aggregation) closeGroup(r *selectRun) error {
 		}
 		row[i] = v
 	}
+	if a.p.Json {
+		sels := a.p.Selection.Visible()
+		ts := make([]*types.Type, len(sels))
+		names := make([]string, len(sels))
+		for i, s := range sels {
+			ts[i], names[i] = s.Type, s.Name
+		}
+		row = [][]byte{[]byte(types.FormatJSONRow(names, ts, row))}
+	}
 	a.rows = append(a.rows, row)
 	a.inGroup = false
 	return nil

@@ -43,6 +43,13 @@ func (x *Executor) Batch(ctx context.Context, typ ast.BatchType, items []BatchIt
 	ctxs := make([]*writeContext, len(items))
 	for i, it := range items {
 		ctxs[i] = &writeContext{evaluator: evaluator{values: it.Values}, timestamp: ts, now: req.now().Unix()}
+		if it.Modify.JSON != nil {
+			m, err := ctxs[i].resolveJSON(it.Modify)
+			if err != nil {
+				return nil, nil, err
+			}
+			items[i].Modify = m
+		}
 	}
 	if conditional {
 		return x.conditionalBatch(ctx, items, ctxs)

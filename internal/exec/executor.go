@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/partita-db/partita/internal/cqlerr"
 	"github.com/partita-db/partita/internal/plan"
 	"github.com/partita-db/partita/internal/split"
 	"github.com/partita-db/partita/internal/systables"
@@ -70,6 +71,12 @@ type Rows struct {
 // its [applied] result; others return nil rows.
 func (x *Executor) Modify(ctx context.Context, m *plan.Modify, req *Request) (*Rows, error) {
 	w := &writeContext{evaluator: evaluator{values: req.Values}, timestamp: req.writeTimestamp(), now: req.now().Unix()}
+	if m.JSON != nil {
+		var err error
+		if m, err = w.resolveJSON(m); err != nil {
+			return nil, err
+		}
+	}
 	if m.NeedsRead() {
 		return x.modifyWithRead(ctx, w, m)
 	}
@@ -78,4 +85,16 @@ func (x *Executor) Modify(ctx context.Context, m *plan.Modify, req *Request) (*R
 		return nil, err
 	}
 	return nil, x.apply(ctx, muts)
+}
+
+// resolveJSON evaluates INSERT JSON's text and returns the plain INSERT.
+func (w *writeContext) resolveJSON(m *plan.Modify) (*plan.Modify, error) {
+	text, unset, err := w.evalValid(m.JSON)
+	if err != nil {
+		return nil, err
+	}
+	if unset || text == nil {
+		return nil, cqlerr.Invalidf("Got null for INSERT JSON values")
+	}
+	return m.ResolveJSON(text)
 }

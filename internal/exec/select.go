@@ -493,6 +493,14 @@ func (r *selectRun) project(v *rowView) ([][]byte, error) {
 		}
 		row[i] = val
 	}
+	if r.p.Json {
+		ts := make([]*types.Type, len(sels))
+		names := make([]string, len(sels))
+		for i, s := range sels {
+			ts[i], names[i] = s.Type, s.Name
+		}
+		return [][]byte{[]byte(types.FormatJSONRow(names, ts, row))}, nil
+	}
 	return row, nil
 }
 

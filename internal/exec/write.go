@@ -100,6 +100,12 @@ func (a attributes) deletion(now int64) backend.DeletionTime {
 
 // mutations builds the mutations of one INSERT, UPDATE or DELETE.
 func (w *writeContext) mutations(m *plan.Modify) ([]backend.Mutation, error) {
+	if m.JSON != nil {
+		var err error
+		if m, err = w.resolveJSON(m); err != nil {
+			return nil, err
+		}
+	}
 	attrs, err := w.attributes(m)
 	if err != nil {
 		return nil, err

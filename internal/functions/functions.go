@@ -200,3 +200,21 @@ func Token(pk []*types.Type) *Func {
 			return types.EncodeInt(types.Bigint, int64(token.Of(token.SerializeKey(args))))
 		}}
 }
+
+// ToJSON is toJson() for an argument of type t.
+func ToJSON(t *types.Type) *Func {
+	return &Func{Name: "tojson", Args: []*types.Type{t}, Return: types.Text, Deterministic: true, NullSafe: true,
+		Impl: func(args [][]byte) ([]byte, error) { return []byte(types.ToJSON(t, args[0])), nil }}
+}
+
+// FromJSON is fromJson() producing a value of type t.
+func FromJSON(t *types.Type) *Func {
+	return &Func{Name: "fromjson", Args: []*types.Type{types.Text}, Return: t, Deterministic: true,
+		Impl: func(args [][]byte) ([]byte, error) {
+			v, err := types.DecodeJSON(string(args[0]))
+			if err != nil {
+				return nil, err
+			}
+			return types.FromJSON(t, v)
+		}}
+}

@@ -67,6 +67,11 @@ type Modify struct {
 	IfNotExists bool
 	IfExists    bool
 	Conditions  []Condition
+	// JSON is INSERT JSON's value (text); its columns are known only when
+	// it is evaluated. JSONDefaultUnset leaves absent columns untouched
+	// instead of nulling them.
+	JSON             *Term
+	JSONDefaultUnset bool
 }
 
 // NeedsRead reports whether executing m reads the current data first: a
@@ -135,7 +140,7 @@ func (p *planner) planInsert(stmt *ast.Insert) (*Modify, error) {
 		return nil, cqlerr.Invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
 	}
 	if stmt.Json != nil {
-		return nil, cqlerr.Invalidf("INSERT JSON is not supported yet")
+		return p.planInsertJSON(t, stmt)
 	}
 	if len(stmt.Columns) != len(stmt.Values) {
 		return nil, cqlerr.Invalidf("Unmatched column names/values")
@@ -558,4 +563,69 @@ func (p *planner) planCondition(t *catalog.Table, c ast.Condition) (Condition, e
 		return Condition{}, cqlerr.Invalidf("Unsupported operator %s in IF condition", c.Op)
 	}
 	return cond, err
+}
+
+func (p *planner) planInsertJSON(t *catalog.Table, stmt *ast.Insert) (*Modify, error) {
+	m := &Modify{Kind: Insert, Table: t, RowMarker: true, IfNotExists: stmt.IfNotExists, JSONDefaultUnset: stmt.DefaultUnset}
+	if err := p.planUsing(t, stmt.Using, m); err != nil {
+		return nil, err
+	}
+	if m.IfNotExists && m.Timestamp != nil {
+		return nil, cqlerr.Invalidf("Cannot provide custom timestamp for conditional updates")
+	}
+	v, err := p.binder.prepareTerm(stmt.Json, receiver{t.Keyspace, t.Name, "[json]", types.Text})
+	if err != nil {
+		return nil, err
+	}
+	m.JSON = v
+	m.Vars = p.binder.vars
+	return m, nil
+}
+
+// ResolveJSON returns the plain INSERT that an INSERT JSON statement
+// becomes once its JSON text is known (Json.java: every column absent from
+// the object is set to null, or left alone with DEFAULT UNSET).
+func (m *Modify) ResolveJSON(text []byte) (*Modify, error) {
+	values, err := types.ParseJSONRow(string(text))
+	if err != nil {
+		return nil, err
+	}
+	t := m.Table
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = c.Name
+	}
+	if err := types.CheckJSONRowColumns(values, names); err != nil {
+		return nil, err
+	}
+	out := *m
+	out.JSON, out.Operations, out.PartitionKey, out.Clustering = nil, nil, nil, nil
+	constant := func(c *catalog.Column) (*Term, bool, error) {
+		raw, ok := values[c.Name]
+		if !ok {
+			return &Term{Kind: TermConst, Type: c.Type}, false, nil
+		}
+		v, err := types.FromJSON(c.Type, raw)
+		if err != nil {
+			return nil, true, types.JSONColumnError(err, c.Name)
+		}
+		return &Term{Kind: TermConst, Type: c.Type, Value: v}, true, nil
+	}
+	for _, c := range t.Columns {
+		v, present, err := constant(c)
+		if err != nil {
+			return nil, err
+		}
+		switch c.Kind {
+		case catalog.PartitionKey:
+			out.PartitionKey = append(out.PartitionKey, []*Term{v})
+		case catalog.Clustering:
+			out.Clustering = append(out.Clustering, &Restriction{Kind: RestrictEQ, Columns: []*catalog.Column{c}, Value: v})
+		default:
+			if present || !m.JSONDefaultUnset {
+				out.Operations = append(out.Operations, Operation{Kind: OpSet, Column: c, Value: v})
+			}
+		}
+	}
+	return &out, nil
 }

@@ -109,6 +109,16 @@ func nativeTypeRef(t ast.TypeRef) (*types.Type, error) {
 }
 
 func (b *binder) prepareCall(e *ast.FunctionCall, recv receiver) (*Term, error) {
+	if strings.EqualFold(e.Name, "fromjson") {
+		if len(e.Args) != 1 {
+			return nil, cqlerr.Invalidf("fromJson() accepts only one argument")
+		}
+		arg, err := b.prepareTerm(e.Args[0], receiver{recv.Keyspace, recv.Table, "arg0", types.Text})
+		if err != nil {
+			return nil, err
+		}
+		return &Term{Kind: TermFunc, Type: recv.Type, Func: functions.FromJSON(recv.Type), Args: []*Term{arg}, Text: e.String()}, nil
+	}
 	f, args, err := b.resolveCall(e, nil)
 	if err != nil {
 		return nil, err

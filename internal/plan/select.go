@@ -75,9 +75,6 @@ func (p *planner) planSelect(stmt *ast.Select) (*Select, error) {
 		return nil, err
 	}
 	b := &p.binder
-	if stmt.Json {
-		return nil, cqlerr.Invalidf("SELECT JSON is not supported yet")
-	}
 	sel, err := b.prepareSelection(t, stmt.Selectors)
 	if err != nil {
 		return nil, err

@@ -249,6 +249,17 @@ func (b *binder) prepareFunctionSelector(t *catalog.Table, e *ast.FunctionCall, 
 	if aggregateNames[name] && len(e.Args) == 1 {
 		return b.prepareAggregate(t, name, e, used)
 	}
+	if name == "tojson" {
+		if len(e.Args) != 1 {
+			return nil, cqlerr.Invalidf("toJson() accepts only one argument")
+		}
+		arg, err := b.prepareSelector(t, e.Args[0], used)
+		if err != nil {
+			return nil, err
+		}
+		return &Selector{Kind: SelFunc, Func: functions.ToJSON(arg.Type), Args: []*Selector{arg}, Type: types.Text,
+			Name: "system.tojson(" + arg.Name + ")"}, nil
+	}
 	args := make([]*Selector, len(e.Args))
 	argTypes := make([]*types.Type, len(e.Args))
 	for i, a := range e.Args {

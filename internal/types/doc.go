@@ -1,7 +1,8 @@
 // Package types holds CQL types and values: the type representation and its
 // CQL text form, validation and comparison of serialized values with
 // Cassandra's semantics, the order-preserving key encoding the storage
-// layout is built on, literal parsing, and text formatting.
+// layout is built on, literal parsing, text formatting, and the JSON forms
+// of SELECT JSON, INSERT JSON, toJson() and fromJson().
 //
 // Values are kept in their native-protocol serialized form (a cell's bytes
 // without the [bytes] length prefix), as Cassandra keeps ByteBuffers. nil
@@ -47,6 +48,23 @@
 // collection closed by 0x00. A DESC component is the bitwise NOT of its
 // ASC encoding.
 //
+// # JSON invariants
+//
+// ToJSON, FormatJSONRow, FromJSON and ParseJSONRow (json*.go) keep these;
+// json_test.go checks them with rapid property tests and fuzzers.
+//
+//  1. Valid output. ToJSON and FormatJSONRow write valid JSON for any
+//     bytes: NaN and infinite floats are null, and a value its type cannot
+//     parse is a "0x..." blob string.
+//  2. Valid input. A value FromJSON returns passes Validate, with sets and
+//     maps sorted and without duplicates; its errors are Invalid.
+//  3. Round trip. FromJSON of ToJSON's output Compares equal to the value,
+//     except where Cassandra's JSON forms lose information (decimals read
+//     back through a double, NaN and infinite floats, timestamps before
+//     1 AD, zero durations, IPv4-mapped addresses, empty values of most
+//     types); and once a value has made one trip, further trips give the
+//     same JSON.
+//
 // # Deviations from Cassandra
 //
 // Cassandra's TupleType.compare treats an absent trailing component as
@@ -57,4 +75,14 @@
 // timestamps (with their standard or daylight offsets, as Java's
 // DateFormatSymbols names do), and takes only blob literals for custom
 // types. Like Cassandra, Validate checks a time's size but not its range.
+//
+// JSON: Go maps have no order, so the members of a nested JSON object
+// (map entries, UDT fields) are taken in sorted key order where Cassandra
+// takes them in document order; that decides only which of two keys
+// naming the same map key or field wins, and which error is reported
+// first. JSON syntax errors are described in Go's words, not Jackson's.
+// fromJson() for a counter is an Invalid error (Cassandra throws
+// UnsupportedOperationException), and a nested "null" string where a
+// collection, tuple or UDT is expected is an Invalid error, not a
+// NullPointerException.
 package types
