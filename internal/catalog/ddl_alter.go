@@ -67,6 +67,9 @@ func (c *Catalog) AlterTable(ctx context.Context, spec AlterTableSpec) (Result, 
 			return Result{}, nil, err
 		}
 		t.finish()
+		if len(spec.Properties) == 0 && sameColumns(old, t) {
+			return Result{}, nil, nil // IF [NOT] EXISTS made it a no-op
+		}
 		ks = ks.clone()
 		ks.Tables[t.Name] = t
 		s.Keyspaces[ks.Name] = ks
@@ -177,4 +180,19 @@ func (t *Table) renameColumns(spec AlterTableSpec) error {
 		t.finish()
 	}
 	return nil
+}
+
+// sameColumns reports whether two versions of a table have the same
+// columns (names, kinds and ids).
+func sameColumns(a, b *Table) bool {
+	if len(a.Columns) != len(b.Columns) {
+		return false
+	}
+	for i := range a.Columns {
+		x, y := a.Columns[i], b.Columns[i]
+		if x.Name != y.Name || x.ID != y.ID || x.Kind != y.Kind {
+			return false
+		}
+	}
+	return true
 }
