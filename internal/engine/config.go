@@ -1,6 +1,11 @@
 package engine
 
-import "net"
+import (
+	"net"
+	"time"
+
+	"github.com/partita-db/partita/internal/split"
+)
 
 // Config is what the engine needs to know of the node it runs on and the
 // limits it enforces. Names follow cassandra.yaml where one exists.
@@ -25,6 +30,11 @@ type Config struct {
 	MaxPageBytes int
 	// PreparedCacheSize bounds the number of prepared statements kept.
 	PreparedCacheSize int
+	// Split is the server-wide partition split policy; SplitTick is how
+	// often the detector and the data movement run (0: never in the
+	// background).
+	Split     split.Policy
+	SplitTick time.Duration
 }
 
 // DefaultConfig returns Cassandra's defaults for one node.
@@ -43,5 +53,7 @@ func DefaultConfig() Config {
 		UnloggedBatchAcrossPartitionsWarn: 10,
 		MaxPageBytes:                      8 << 20,
 		PreparedCacheSize:                 10000,
+		Split:                             split.DefaultPolicy(),
+		SplitTick:                         time.Second,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"log"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +29,8 @@ type Engine struct {
 
 	mu        sync.Mutex
 	listeners []func(*catalog.Change)
+	stop      context.CancelFunc
+	done      sync.WaitGroup
 	// writeGate is held shared by every write while it runs; building a new
 	// index takes it exclusively for an instant to drain writes planned
 	// before the index existed.
@@ -43,7 +46,12 @@ const (
 // Open builds an engine on b: it loads the schema, registers the system
 // keyspaces and the node's identity (host id and tokens, kept in b).
 func Open(ctx context.Context, b backend.Backend, cfg Config) (*Engine, error) {
-	e := &Engine{cfg: cfg, backend: b, split: split.New(b), prepared: newPreparedCache(cfg.PreparedCacheSize)}
+	e := &Engine{cfg: cfg, backend: b, prepared: newPreparedCache(cfg.PreparedCacheSize)}
+	layer, err := split.New(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	e.split = layer
 	hostID, tokens, err := nodeIdentity(ctx, b, cfg)
 	if err != nil {
 		return nil, err
@@ -67,6 +75,17 @@ func Open(ctx context.Context, b backend.Backend, cfg Config) (*Engine, error) {
 			l(c)
 		}
 	})
+	layer.SetPolicy(e.splitPolicy)
+	layer.SetLogger(log.Default())
+	bg, cancel := context.WithCancel(context.Background())
+	e.stop = cancel
+	if cfg.Split.Enabled && cfg.SplitTick > 0 {
+		e.done.Add(1)
+		go func() {
+			defer e.done.Done()
+			layer.Run(bg, cfg.SplitTick)
+		}()
+	}
 	e.exec = exec.New(e.split, e.systemEnv, exec.Limits{
 		TombstoneWarn: cfg.TombstoneWarnThreshold, TombstoneFailure: cfg.TombstoneFailureThreshold,
 		MaxPageBytes: cfg.MaxPageBytes, BatchSizeWarn: cfg.BatchSizeWarnThresholdBytes,
@@ -82,8 +101,27 @@ func (e *Engine) systemEnv() *systables.Env {
 // Catalog returns the engine's catalog.
 func (e *Engine) Catalog() *catalog.Catalog { return e.catalog }
 
-// Close releases the engine (not the backend).
-func (e *Engine) Close() error { return nil }
+// Close stops the engine's background work (not the backend).
+func (e *Engine) Close() error {
+	if e.stop != nil {
+		e.stop()
+	}
+	e.done.Wait()
+	return nil
+}
+
+// Split returns the engine's split layer (operators, tests).
+func (e *Engine) Split() *split.Layer { return e.split }
+
+// splitPolicy is the server's split policy overridden by a table's
+// extension options.
+func (e *Engine) splitPolicy(id backend.TableID) split.Policy {
+	t := e.catalog.Current().TableByStorageID(id)
+	if t == nil {
+		return split.Policy{}
+	}
+	return e.cfg.Split.WithExtensions(t.Options.Extensions)
+}
 
 // OnSchemaChange registers f to be called after every schema change.
 func (e *Engine) OnSchemaChange(f func(*catalog.Change)) {

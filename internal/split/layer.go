@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/partita-db/partita/internal/backend"
 )
@@ -12,61 +13,182 @@ import (
 // Layer is the logical-partition view of a backend.
 type Layer struct {
 	backend backend.Backend
+	reg     registry
 	seed    maphash.Seed
-	locks   [4096]sync.Mutex
+	// routing stripes: every read and write of a logical partition holds
+	// its stripe shared while it routes and reaches storage; a migration
+	// step holds it exclusively (invariant 2).
+	routing [4096]sync.RWMutex
+	// rmw stripes serialise read-modify-write statements (LWT, counters).
+	rmw [4096]sync.Mutex
+
+	stats  *statsTable
+	policy PolicyFunc
+	// active counts migrations under way (for Policy.MaxConcurrent).
+	mu     sync.Mutex
+	paused map[string]time.Time
+	log    Logger
 }
 
-// New returns the layer over b.
-func New(b backend.Backend) *Layer {
-	return &Layer{backend: b, seed: maphash.MakeSeed()}
+// Logger receives the layer's operational messages.
+type Logger interface {
+	Printf(format string, args ...any)
 }
 
-// Backend returns the backend below the layer (for metadata).
+// New returns the layer over b, loading the split states b holds.
+func New(ctx context.Context, b backend.Backend) (*Layer, error) {
+	l := &Layer{backend: b, seed: maphash.MakeSeed(), stats: newStatsTable(100_000), paused: map[string]time.Time{},
+		policy: func(backend.TableID) Policy { return Policy{} }}
+	if err := l.reg.load(ctx, b); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Backend returns the backend below the layer.
 func (l *Layer) Backend() backend.Backend { return l.backend }
 
-// Apply routes each mutation to the physical partition that owns it and
-// applies the batch atomically.
-func (l *Layer) Apply(ctx context.Context, b *backend.WriteBatch) error {
-	for i := range b.Mutations {
-		b.Mutations[i].Partition.Shard = backend.HomeShard
+func (l *Layer) stripe(p backend.LogicalPartition) int {
+	var h maphash.Hash
+	h.SetSeed(l.seed)
+	h.Write(p.Key)
+	return int((h.Sum64() ^ uint64(p.Table) ^ uint64(p.Token)) % uint64(len(l.routing)))
+}
+
+// stripes returns the sorted distinct stripes of ps.
+func (l *Layer) stripes(ps []backend.LogicalPartition) []int {
+	out := make([]int, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, l.stripe(p))
 	}
-	return l.backend.Apply(ctx, b)
+	sort.Ints(out)
+	uniq := out[:0]
+	for i, s := range out {
+		if i == 0 || s != out[i-1] {
+			uniq = append(uniq, s)
+		}
+	}
+	return uniq
 }
 
-// Read reads one logical partition.
-func (l *Layer) Read(ctx context.Context, cmd backend.ReadCommand) (backend.RowIterator, error) {
-	cmd.Partition.Shard = backend.HomeShard
-	return l.backend.Read(ctx, cmd)
-}
-
-// Scan reads a token range of logical partitions.
-func (l *Layer) Scan(ctx context.Context, cmd backend.ScanCommand) (backend.RowIterator, error) {
-	return l.backend.Scan(ctx, cmd)
+func (l *Layer) rlock(ps []backend.LogicalPartition) func() {
+	held := l.stripes(ps)
+	for _, s := range held {
+		l.routing[s].RLock()
+	}
+	return func() {
+		for _, s := range held {
+			l.routing[s].RUnlock()
+		}
+	}
 }
 
 // LockPartitions takes the read-modify-write locks of logical partitions
 // (invariant 2), in a fixed order so that concurrent callers cannot
 // deadlock, and returns their release.
 func (l *Layer) LockPartitions(ps []backend.LogicalPartition) func() {
-	stripes := make([]int, 0, len(ps))
-	for _, p := range ps {
-		var h maphash.Hash
-		h.SetSeed(l.seed)
-		h.Write(p.Key)
-		stripes = append(stripes, int((h.Sum64()^uint64(p.Table))%uint64(len(l.locks))))
-	}
-	sort.Ints(stripes)
-	held := stripes[:0]
-	for i, s := range stripes {
-		if i > 0 && s == stripes[i-1] {
-			continue
-		}
-		l.locks[s].Lock()
-		held = append(held, s)
+	held := l.stripes(ps)
+	for _, s := range held {
+		l.rmw[s].Lock()
 	}
 	return func() {
 		for _, s := range held {
-			l.locks[s].Unlock()
+			l.rmw[s].Unlock()
 		}
 	}
+}
+
+// Apply routes each mutation to the physical partitions that own its
+// rows and applies the batch atomically.
+func (l *Layer) Apply(ctx context.Context, b *backend.WriteBatch) error {
+	logical := make([]backend.LogicalPartition, len(b.Mutations))
+	for i := range b.Mutations {
+		logical[i] = b.Mutations[i].Partition.LogicalPartition
+	}
+	unlock := l.rlock(logical)
+	defer unlock()
+	now := time.Now()
+	for i := range b.Mutations {
+		l.stats.recordWrite(&b.Mutations[i], now)
+	}
+	if l.reg.empty() {
+		for i := range b.Mutations {
+			b.Mutations[i].Partition.Shard = backend.HomeShard
+		}
+		return l.backend.Apply(ctx, b)
+	}
+	routed := *b
+	routed.Mutations = nil
+	for i := range b.Mutations {
+		m := &b.Mutations[i]
+		s := l.reg.get(m.Partition.LogicalPartition)
+		if s == nil {
+			m.Partition.Shard = backend.HomeShard
+			routed.Mutations = append(routed.Mutations, *m)
+			continue
+		}
+		routed.Mutations = append(routed.Mutations, routeMutation(s, m)...)
+	}
+	return l.backend.Apply(ctx, &routed)
+}
+
+// routeMutation splits a logical mutation into physical ones (invariant
+// 5): rows go to the shard that owns them, the static row to the home
+// shard, partition deletions to every shard, range deletions to every
+// shard whose range they overlap.
+func routeMutation(s *State, m *backend.Mutation) []backend.Mutation {
+	byShard := map[backend.Shard]*backend.Mutation{}
+	var order []backend.Shard
+	get := func(sh backend.Shard) *backend.Mutation {
+		if out, ok := byShard[sh]; ok {
+			return out
+		}
+		out := backend.NewMutation(m.Partition.LogicalPartition.Physical(sh))
+		byShard[sh] = &out
+		order = append(order, sh)
+		return &out
+	}
+	if !m.PartitionDeletion.IsLive() {
+		for _, sh := range s.shards() {
+			get(sh).PartitionDeletion = m.PartitionDeletion
+		}
+	}
+	for _, rt := range m.RangeTombstones {
+		for _, p := range s.readPieces(rt.Slice) {
+			for _, sh := range p.Shards {
+				mut := get(sh)
+				mut.RangeTombstones = append(mut.RangeTombstones, backend.RangeTombstone{Slice: p.Range, Deletion: rt.Deletion})
+			}
+		}
+	}
+	if m.Static != nil {
+		get(backend.HomeShard).Static = m.Static
+	}
+	for _, r := range m.Rows {
+		mut := get(s.route(r.Clustering))
+		mut.Rows = append(mut.Rows, r)
+	}
+	out := make([]backend.Mutation, 0, len(order))
+	for _, sh := range order {
+		out = append(out, *byShard[sh])
+	}
+	return out
+}
+
+// State returns a copy of a logical partition's split state, or nil when
+// it is not split.
+func (l *Layer) State(p backend.LogicalPartition) *State {
+	if s := l.reg.get(p); s != nil {
+		return s.clone()
+	}
+	return nil
+}
+
+// States returns copies of every split state.
+func (l *Layer) States() []*State {
+	var out []*State
+	for _, s := range l.reg.all() {
+		out = append(out, s.clone())
+	}
+	return out
 }

@@ -19,6 +19,14 @@ func (s *Store) Apply(ctx context.Context, b *backend.WriteBatch) error {
 		return err
 	}
 	muts := coalesce(b.Mutations)
+	switch {
+	case len(b.DropTables) > 0:
+		s.dropMu.Lock()
+		defer s.dropMu.Unlock()
+	case anyRewrite(muts):
+		s.dropMu.RLock()
+		defer s.dropMu.RUnlock()
+	}
 	unlock := s.locks.lock(muts)
 	defer unlock()
 	batch := s.db.NewBatch()
@@ -51,6 +59,15 @@ func (s *Store) Apply(ctx context.Context, b *backend.WriteBatch) error {
 	return batch.Commit(s.sync)
 }
 
+func anyRewrite(muts []backend.Mutation) bool {
+	for i := range muts {
+		if needsRewrite(&muts[i]) {
+			return true
+		}
+	}
+	return false
+}
+
 func needsRewrite(m *backend.Mutation) bool {
 	return !m.PartitionDeletion.IsLive() || len(m.RangeTombstones) > 0
 }
@@ -73,7 +90,9 @@ func coalesce(muts []backend.Mutation) []backend.Mutation {
 		}
 		dst := &out[i]
 		dst.PartitionDeletion = dst.PartitionDeletion.Max(m.PartitionDeletion)
-		dst.RangeTombstones = append(dst.RangeTombstones, m.RangeTombstones...)
+		// Full slice expressions: appending must copy, never write into
+		// the caller's arrays.
+		dst.RangeTombstones = append(dst.RangeTombstones[:len(dst.RangeTombstones):len(dst.RangeTombstones)], m.RangeTombstones...)
 		if m.Static != nil {
 			if dst.Static == nil {
 				st := *m.Static
@@ -84,7 +103,7 @@ func coalesce(muts []backend.Mutation) []backend.Mutation {
 				dst.Static = &merged
 			}
 		}
-		dst.Rows = append(dst.Rows, m.Rows...)
+		dst.Rows = append(dst.Rows[:len(dst.Rows):len(dst.Rows)], m.Rows...)
 	}
 	return out
 }

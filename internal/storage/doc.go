@@ -23,5 +23,48 @@
 //     commits share one fsync (Pebble's group commit).
 //  6. A deletion that rewrites a partition holds that partition's stripe
 //     exclusively, plain writes hold it shared, so no write can slip between
-//     the read and the DeleteRange.
+//     the read and the DeleteRange. Every read-then-rewrite (such a deletion,
+//     garbage collection) also holds dropMu shared and a table drop
+//     (DropTables) holds it exclusively, so rows read before a drop are never
+//     written back after it. dropMu is taken before any stripe.
+//
+// Garbage collection (CollectGarbage; Cassandra's purge during compaction,
+// with gcBefore = now - gc_grace_seconds):
+//
+//  7. A partition is collected under its stripe held exclusively: it is read
+//     whole (header, static row, range tombstones, rows, in key order, so each
+//     deletion is known before what it covers) and written back with Sets of
+//     purged values and Deletes of emptied keys. A blind write therefore
+//     lands before the read or after the rewrite, never hidden by a Set.
+//  8. The partition deletion, every covering range tombstone and the row's
+//     own row and collection deletions are applied to each row: live data
+//     they shadow is always dropped, so it stays invisible once they are
+//     purged. An expired cell becomes a tombstone whose local deletion time
+//     is its expiry minus its TTL (Cassandra's AbstractCell.purge); an
+//     expired row marker is kept until its expiry is before gcBefore
+//     (DeletionPurger.shouldPurge(LivenessInfo)).
+//  9. A tombstone — cell (expired cells included), row, collection, range or
+//     partition deletion — is dropped when its local deletion time is before
+//     gcBefore, or earlier only when another deletion that is kept shadows
+//     everything it shadows and has a local deletion time no earlier than
+//     its own (so it outlives it: repeated deletions of a growing prefix
+//     leave one range tombstone). Until then it keeps shadowing writes that
+//     arrive later with older timestamps; after, such writes are visible
+//     again, as in Cassandra.
+//  10. Range tombstones and the partition deletion are dropped in the same
+//     pass that applied them to every row they cover, in the last batch of
+//     that pass. A partition whose rewrite outgrows one batch commits its row
+//     rewrites in pieces first; a crash in between leaves every deletion in
+//     place, which reads the same.
+//  11. The header is rewritten keeping maxTimestamp (never lowered) and the
+//     write counters. A partition left with no key but its header loses the
+//     header too, unless it still holds an unpurgeable partition deletion:
+//     maxTimestamp only lets a later deletion skip reading stored rows, and
+//     with none stored a missing header ("never written") is exact; the next
+//     write merges a new header carrying its own timestamp. The write
+//     counters of such a partition are lost with it.
+//  12. The walk is resumable and bounded per call (GCLimits); its position is
+//     kept in memory. A table GCGrace does not know is removed with one
+//     DeleteRange. Key ranges that lost enough bytes are compacted
+//     (DB.Compact) so the space is returned to the file system.
 package storage

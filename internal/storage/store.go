@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/partita-db/partita/internal/backend"
 )
@@ -25,14 +26,29 @@ type Options struct {
 	NoSync bool
 	// Logger receives Pebble's log lines; nil discards them.
 	Logger pebble.Logger
+	// GCGrace returns a table's gc_grace_seconds for CollectGarbage. ok
+	// false means the table is unknown (dropped), so its data may be removed
+	// entirely; it must be true for every table that can still be written.
+	// Nil gives every table Cassandra's default of 864000 seconds.
+	GCGrace func(backend.TableID) (seconds int64, ok bool)
+
+	// fs replaces the file system (tests run on an in-memory one).
+	fs vfs.FS
 }
 
 // Store is the embedded Pebble implementation of backend.Backend.
 type Store struct {
-	db    *pebble.DB
-	cache *pebble.Cache
-	sync  *pebble.WriteOptions
-	locks partitionLocks
+	db      *pebble.DB
+	cache   *pebble.Cache
+	sync    *pebble.WriteOptions
+	gcGrace func(backend.TableID) (int64, bool)
+	locks   partitionLocks
+	// dropMu orders table drops against every read-then-rewrite (deletions
+	// that take the slow path, garbage collection): a drop holds it
+	// exclusively, a rewrite shared, so a rewrite never writes back rows
+	// read before the drop (invariant 6). Taken before any stripe.
+	dropMu sync.RWMutex
+	gc     gcState
 }
 
 var _ backend.Backend = (*Store)(nil)
@@ -52,6 +68,9 @@ func Open(opts Options) (*Store, error) {
 		LBaseMaxBytes:              64 << 20,
 		CompactionConcurrencyRange: func() (int, int) { return 1, 2 },
 	}
+	if opts.fs != nil {
+		popts.FS = opts.fs
+	}
 	if opts.Logger != nil {
 		popts.Logger = opts.Logger
 	} else {
@@ -66,7 +85,7 @@ func Open(opts Options) (*Store, error) {
 	if opts.NoSync {
 		wo = pebble.NoSync
 	}
-	return &Store{db: db, cache: cache, sync: wo}, nil
+	return &Store{db: db, cache: cache, sync: wo, gcGrace: opts.GCGrace}, nil
 }
 
 // Close flushes nothing extra: every acknowledged write is already in the
@@ -175,6 +194,13 @@ func (l *partitionLocks) lock(muts []backend.Mutation) func() {
 			}
 		}
 	}
+}
+
+// lockExclusive takes the stripe of one partition exclusively.
+func (l *partitionLocks) lockExclusive(p backend.LogicalPartition) func() {
+	mu := &l.stripes[l.stripe(p)]
+	mu.Lock()
+	return mu.Unlock
 }
 
 // quietLogger drops Pebble's informational lines and keeps its errors.

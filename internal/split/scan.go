@@ -1,0 +1,127 @@
+package split
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/partita-db/partita/internal/backend"
+)
+
+// Scan reads a token range of logical partitions. Unsplit partitions come
+// straight from the backend's scan; a split one (split when the scan
+// started or when it is reached, or showing shards other than the home
+// one) is read through the logical reader instead, and its physical rows in
+// the scan are skipped.
+func (l *Layer) Scan(ctx context.Context, cmd backend.ScanCommand) (backend.RowIterator, error) {
+	if l.reg.empty() {
+		return l.backend.Scan(ctx, cmd)
+	}
+	splitAtStart := map[string]bool{}
+	for _, s := range l.reg.all() {
+		if s.Partition.Table == cmd.Table {
+			splitAtStart[logicalKey(s.Partition)] = true
+		}
+	}
+	it, err := l.backend.Scan(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	return &scanIter{l: l, ctx: ctx, cmd: cmd, it: it, splitAtStart: splitAtStart}, nil
+}
+
+type scanIter struct {
+	l            *Layer
+	ctx          context.Context
+	cmd          backend.ScanCommand
+	it           backend.RowIterator
+	splitAtStart map[string]bool
+
+	logical  backend.RowIterator // the logical reader of a split partition
+	current  backend.LogicalPartition
+	skipping []byte // logical key whose physical rows are skipped
+	first    bool
+	err      error
+}
+
+func (s *scanIter) Next() bool {
+	for {
+		if s.logical != nil {
+			if s.logical.Next() {
+				return true
+			}
+			if err := s.logical.Err(); err != nil {
+				s.err = err
+				return false
+			}
+			s.logical.Close()
+			s.logical = nil
+		}
+		if !s.it.Next() {
+			s.err = s.it.Err()
+			return false
+		}
+		p := s.it.Partition()
+		if s.skipping != nil && bytes.Equal(p.Key, s.skipping) {
+			s.it.SkipPartition()
+			continue
+		}
+		s.skipping = nil
+		lp := p.LogicalPartition
+		if p.Shard == backend.HomeShard && !s.splitAtStart[logicalKey(lp)] && s.l.reg.get(lp) == nil {
+			s.current = lp
+			return true
+		}
+		// A split partition: read it logically, then skip its shards.
+		s.skipping = append([]byte(nil), p.Key...)
+		s.it.SkipPartition()
+		if err := s.openLogical(lp); err != nil {
+			s.err = err
+			return false
+		}
+	}
+}
+
+func (s *scanIter) openLogical(lp backend.LogicalPartition) error {
+	slices := []backend.Slice{backend.FullSlice}
+	if !s.first {
+		s.first = true
+		if s.cmd.After != nil && s.cmd.Start != nil && bytes.Equal(s.cmd.Start.Key, lp.Key) {
+			slices = []backend.Slice{{Start: append(append([]byte(nil), s.cmd.After...), 0x00)}}
+		}
+	}
+	r, err := s.l.Read(s.ctx, backend.ReadCommand{Partition: lp.Physical(backend.HomeShard), Slices: slices,
+		Static: s.cmd.Static, Now: s.cmd.Now})
+	if err != nil {
+		return err
+	}
+	s.current, s.logical = lp, r
+	return nil
+}
+
+func (s *scanIter) Row() *backend.Row {
+	if s.logical != nil {
+		return s.logical.Row()
+	}
+	return s.it.Row()
+}
+
+func (s *scanIter) Partition() backend.PhysicalPartition { return s.current.Physical(backend.HomeShard) }
+
+func (s *scanIter) SkipPartition() {
+	if s.logical != nil {
+		s.logical.Close()
+		s.logical = nil
+		return
+	}
+	s.it.SkipPartition()
+}
+
+func (s *scanIter) Stats() backend.ReadStats { return s.it.Stats() }
+func (s *scanIter) Err() error               { return s.err }
+
+func (s *scanIter) Close() error {
+	if s.logical != nil {
+		s.logical.Close()
+	}
+	return s.it.Close()
+}

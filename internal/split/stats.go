@@ -1,0 +1,142 @@
+package split
+
+import (
+	"bytes"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/partita-db/partita/internal/backend"
+)
+
+// PartitionStats are what the layer observes of one logical partition
+// since the server started (approximate: overwrites count as new rows) and
+// what it last measured exactly.
+type PartitionStats struct {
+	Partition    backend.LogicalPartition
+	RowsWritten  int64
+	BytesWritten int64
+	Tombstones   int64
+	Reads        int64
+	RowsRead     int64
+	BytesRead    int64
+	// ReadMicros is the total time spent in reads.
+	ReadMicros int64
+	LastWrite  time.Time
+	// Measured: exact rows and estimated bytes of the largest physical
+	// partition, and of the whole logical partition, when last measured.
+	MeasuredAt        time.Time
+	Rows, Bytes       int64
+	MaxChildRows      int64
+	MaxChildBytes     int64
+	candidateSince    time.Time
+	mergeSince        time.Time
+	ascending         int64 // writes above every key seen
+	descending        int64 // writes below every key seen
+	interior          int64
+	minKey, maxKey    []byte
+	writesAtMeasure   int64
+	appendsSinceSplit bool
+}
+
+// statsTable tracks partitions with a bounded number of entries: when full,
+// the least recently written entry with the fewest writes goes.
+type statsTable struct {
+	mu      sync.Mutex
+	entries map[string]*PartitionStats
+	limit   int
+}
+
+func newStatsTable(limit int) *statsTable {
+	return &statsTable{entries: map[string]*PartitionStats{}, limit: limit}
+}
+
+func (t *statsTable) entry(p backend.LogicalPartition) *PartitionStats {
+	k := logicalKey(p)
+	e, ok := t.entries[k]
+	if !ok {
+		if len(t.entries) >= t.limit {
+			t.evictLocked()
+		}
+		e = &PartitionStats{Partition: backend.LogicalPartition{Table: p.Table, Token: p.Token, Key: append([]byte(nil), p.Key...)}}
+		t.entries[k] = e
+	}
+	return e
+}
+
+func (t *statsTable) evictLocked() {
+	var victim string
+	var worst *PartitionStats
+	for k, e := range t.entries {
+		if worst == nil || e.BytesWritten < worst.BytesWritten {
+			victim, worst = k, e
+		}
+	}
+	delete(t.entries, victim)
+}
+
+// recordWrite notes one logical mutation.
+func (t *statsTable) recordWrite(m *backend.Mutation, now time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.entry(m.Partition.LogicalPartition)
+	e.LastWrite = now
+	if !m.PartitionDeletion.IsLive() {
+		e.Tombstones++
+	}
+	e.Tombstones += int64(len(m.RangeTombstones))
+	for i := range m.Rows {
+		r := &m.Rows[i]
+		e.RowsWritten++
+		e.BytesWritten += int64(len(r.Clustering))
+		for j := range r.Cells {
+			e.BytesWritten += int64(len(r.Cells[j].Value) + len(r.Cells[j].Path) + 8)
+		}
+		if !r.Deletion.IsLive() {
+			e.Tombstones++
+		}
+		switch {
+		case e.maxKey == nil || bytes.Compare(r.Clustering, e.maxKey) > 0:
+			if e.maxKey != nil {
+				e.ascending++
+			}
+			e.maxKey = append(e.maxKey[:0], r.Clustering...)
+			if e.minKey == nil {
+				e.minKey = append([]byte(nil), r.Clustering...)
+			}
+		case bytes.Compare(r.Clustering, e.minKey) < 0:
+			e.descending++
+			e.minKey = append(e.minKey[:0], r.Clustering...)
+		default:
+			e.interior++
+		}
+	}
+}
+
+// recordRead notes one logical read.
+func (t *statsTable) recordRead(p backend.LogicalPartition, rows, bytes int64, d time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.entry(p)
+	e.Reads++
+	e.RowsRead += rows
+	e.BytesRead += bytes
+	e.ReadMicros += d.Microseconds()
+}
+
+// snapshot copies the entries, largest writers first.
+func (t *statsTable) snapshot() []PartitionStats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]PartitionStats, 0, len(t.entries))
+	for _, e := range t.entries {
+		c := *e
+		c.minKey, c.maxKey = nil, nil
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		bi, bj := max(out[i].Bytes, out[i].BytesWritten), max(out[j].Bytes, out[j].BytesWritten)
+		return bi > bj
+	})
+	return out
+}

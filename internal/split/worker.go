@@ -1,0 +1,87 @@
+package split
+
+import (
+	"context"
+	"time"
+)
+
+// Run drives splitting until ctx ends: every tick it runs the detector,
+// then moves every migration under way by one step, sleeping between steps
+// to keep data movement under the policy's rate. A migration whose step
+// fails (a full disk, say) pauses and is retried later; reads and writes of
+// the partition go on meanwhile.
+func (l *Layer) Run(ctx context.Context, tick time.Duration) {
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := l.Evaluate(ctx, time.Now()); err != nil {
+			l.logf("split: detector: %v", err)
+		}
+		l.stepAll(ctx, tick)
+	}
+}
+
+// stepAll advances each migration under way for about one tick.
+func (l *Layer) stepAll(ctx context.Context, budget time.Duration) {
+	deadline := time.Now().Add(budget)
+	for _, s := range l.reg.all() {
+		if s.Migration == nil || ctx.Err() != nil {
+			continue
+		}
+		key := logicalKey(s.Partition)
+		l.mu.Lock()
+		until := l.paused[key]
+		l.mu.Unlock()
+		if time.Now().Before(until) {
+			continue
+		}
+		pol := l.policy(s.Partition.Table)
+		chunk := pol.ChunkRows
+		if chunk <= 0 {
+			chunk = 1000
+		}
+		for time.Now().Before(deadline) && ctx.Err() == nil {
+			res, err := l.Step(ctx, s.Partition, chunk)
+			if err != nil {
+				l.logf("split: step of partition %x paused for 10s: %v", s.Partition.Key, err)
+				metrics.stepErrors.Inc()
+				l.mu.Lock()
+				l.paused[key] = time.Now().Add(10 * time.Second)
+				l.mu.Unlock()
+				break
+			}
+			metrics.rowsMoved.Add(float64(res.Rows))
+			metrics.bytesMoved.Add(float64(res.Bytes))
+			if res.Done {
+				break
+			}
+			if pol.BytesPerSecond > 0 && res.Bytes > 0 {
+				sleep := time.Duration(float64(res.Bytes) / float64(pol.BytesPerSecond) * float64(time.Second))
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(sleep):
+				}
+			}
+		}
+	}
+}
+
+// Finish runs a partition's migration to its end (used by operators and
+// tests that do not wait for the background loop).
+func (l *Layer) Finish(ctx context.Context, s *State, chunkRows int) error {
+	for {
+		res, err := l.Step(ctx, s.Partition, chunkRows)
+		if err != nil {
+			return err
+		}
+		if res.Done {
+			return nil
+		}
+	}
+}
