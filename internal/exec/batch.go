@@ -9,10 +9,10 @@ import (
 
 	"github.com/partita-db/partita/internal/backend"
 	"github.com/partita-db/partita/internal/catalog"
-	"github.com/partita-db/partita/internal/types"
 	"github.com/partita-db/partita/internal/cql/ast"
 	"github.com/partita-db/partita/internal/cqlerr"
 	"github.com/partita-db/partita/internal/plan"
+	"github.com/partita-db/partita/internal/types"
 )
 
 // BatchItem is one statement of a batch with its own bound values.

@@ -105,7 +105,9 @@ func (s *scanIter) Row() *backend.Row {
 	return s.it.Row()
 }
 
-func (s *scanIter) Partition() backend.PhysicalPartition { return s.current.Physical(backend.HomeShard) }
+func (s *scanIter) Partition() backend.PhysicalPartition {
+	return s.current.Physical(backend.HomeShard)
+}
 
 func (s *scanIter) SkipPartition() {
 	if s.logical != nil {

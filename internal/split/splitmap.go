@@ -39,7 +39,9 @@ type Map struct {
 }
 
 // Unsplit is the map of every partition that was never split.
-func Unsplit() Map { return Map{Kind: RangeMap, Pieces: []Piece{{Start: []byte{}, Shard: backend.HomeShard}}} }
+func Unsplit() Map {
+	return Map{Kind: RangeMap, Pieces: []Piece{{Start: []byte{}, Shard: backend.HomeShard}}}
+}
 
 // IsUnsplit reports whether m keeps everything in the home shard.
 func (m Map) IsUnsplit() bool {
