@@ -73,6 +73,7 @@ func (x *Executor) Select(ctx context.Context, p *plan.Select, req *Request) (*R
 	if r.perPartLim, err = ev.limit(p.PerPartitionLimit); err != nil {
 		return nil, err
 	}
+	r.partRemaining = r.perPartLim
 	if r.filters, err = ev.compileFilters(p.Filters); err != nil {
 		return nil, err
 	}
