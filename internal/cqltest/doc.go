@@ -9,6 +9,10 @@
 //	                       with page-size, each page is printed separately
 //	restart                close and reopen the store and engine (data and
 //	                       schema must survive)
+//	split op=split|revert|merge table=ks.t [strategy=range|rollover|hash]
+//	                       an operator's split command on the partition whose
+//	                       key (CQL literals) is the input
+//	split-finish           run every migration under way to its end
 //
 // Warnings are printed as "warning: ..." lines before the result.
 package cqltest

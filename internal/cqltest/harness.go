@@ -20,14 +20,23 @@ import (
 type Harness struct {
 	t       testing.TB
 	dir     string
+	cfg     engine.Config
 	store   *storage.Store
 	Engine  *engine.Engine
 	Session *engine.Session
 }
 
-// New opens a harness in a temporary directory.
+// New opens a harness in a temporary directory. Splitting runs only when a
+// test asks (no background work), so results do not depend on timing.
 func New(t testing.TB) *Harness {
-	h := &Harness{t: t, dir: t.TempDir()}
+	cfg := engine.DefaultConfig()
+	cfg.SplitTick, cfg.GCInterval = 0, 0
+	return NewWithConfig(t, cfg)
+}
+
+// NewWithConfig opens a harness with an engine configuration.
+func NewWithConfig(t testing.TB, cfg engine.Config) *Harness {
+	h := &Harness{t: t, dir: t.TempDir(), cfg: cfg}
 	h.open()
 	t.Cleanup(h.close)
 	return h
@@ -38,7 +47,7 @@ func (h *Harness) open() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	e, err := engine.Open(context.Background(), st, engine.DefaultConfig())
+	e, err := engine.Open(context.Background(), st, h.cfg)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -91,6 +100,29 @@ func (h *Harness) Run(d *datadriven.TestData) string {
 		return out.String()
 	case "restart":
 		h.Restart()
+		return "ok\n"
+	case "split":
+		var op, table, key, strategy string
+		for _, arg := range d.CmdArgs {
+			switch arg.Key {
+			case "op":
+				op = arg.Vals[0]
+			case "table":
+				table = arg.Vals[0]
+			case "strategy":
+				strategy = arg.Vals[0]
+			}
+		}
+		key = strings.TrimSpace(d.Input)
+		ks, tbl, _ := strings.Cut(table, ".")
+		if err := h.Engine.SplitOperation(context.Background(), op, ks, tbl, key, strategy); err != nil {
+			return fmt.Sprintf("error: %v\n", err)
+		}
+		return "ok\n"
+	case "split-finish":
+		if err := h.Engine.StepSplits(context.Background(), 2); err != nil {
+			return fmt.Sprintf("error: %v\n", err)
+		}
 		return "ok\n"
 	}
 	d.Fatalf(h.t, "unknown command %s", d.Cmd)

@@ -35,6 +35,10 @@ type Config struct {
 	// background).
 	Split     split.Policy
 	SplitTick time.Duration
+	// GCInterval is how often garbage collection visits the next
+	// GCPartitionsPerStep partitions (0: never).
+	GCInterval          time.Duration
+	GCPartitionsPerStep int
 }
 
 // DefaultConfig returns Cassandra's defaults for one node.
@@ -55,5 +59,7 @@ func DefaultConfig() Config {
 		PreparedCacheSize:                 10000,
 		Split:                             split.DefaultPolicy(),
 		SplitTick:                         time.Second,
+		GCInterval:                        10 * time.Second,
+		GCPartitionsPerStep:               2000,
 	}
 }

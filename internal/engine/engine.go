@@ -75,6 +75,9 @@ func Open(ctx context.Context, b backend.Backend, cfg Config) (*Engine, error) {
 			l(c)
 		}
 	})
+	if m, ok := b.(backend.Maintainer); ok {
+		m.SetGCGrace(e.gcGrace)
+	}
 	layer.SetPolicy(e.splitPolicy)
 	layer.SetLogger(log.Default())
 	bg, cancel := context.WithCancel(context.Background())
@@ -86,6 +89,13 @@ func Open(ctx context.Context, b backend.Backend, cfg Config) (*Engine, error) {
 			layer.Run(bg, cfg.SplitTick)
 		}()
 	}
+	if m, ok := b.(backend.Maintainer); ok && cfg.GCInterval > 0 {
+		e.done.Add(1)
+		go func() {
+			defer e.done.Done()
+			e.collectGarbage(bg, m)
+		}()
+	}
 	e.exec = exec.New(e.split, e.systemEnv, exec.Limits{
 		TombstoneWarn: cfg.TombstoneWarnThreshold, TombstoneFailure: cfg.TombstoneFailureThreshold,
 		MaxPageBytes: cfg.MaxPageBytes, BatchSizeWarn: cfg.BatchSizeWarnThresholdBytes,
@@ -95,7 +105,7 @@ func Open(ctx context.Context, b backend.Backend, cfg Config) (*Engine, error) {
 }
 
 func (e *Engine) systemEnv() *systables.Env {
-	return &systables.Env{Schema: e.catalog.Current(), Node: e.node}
+	return &systables.Env{Schema: e.catalog.Current(), Node: e.node, Partita: partitaSource{e}}
 }
 
 // Catalog returns the engine's catalog.
@@ -192,6 +202,47 @@ func (c *monotonicClock) now() int64 {
 		}
 		if c.last.CompareAndSwap(last, now) {
 			return now
+		}
+	}
+}
+
+// gcGrace is a stored table's (or index's) gc_grace_seconds; ok is false
+// for data whose table no longer exists.
+func (e *Engine) gcGrace(id backend.TableID) (int64, bool) {
+	s := e.catalog.Current()
+	if t := s.TableByStorageID(id); t != nil {
+		return int64(t.Options.GCGraceSeconds), true
+	}
+	for _, name := range s.KeyspaceNames() {
+		for _, t := range s.Keyspace(name).Tables {
+			for _, ix := range t.Indexes {
+				if ix.StorageID == id {
+					return int64(t.Options.GCGraceSeconds), true
+				}
+			}
+		}
+	}
+	// A table id newer than the schema knows may belong to a DDL being
+	// published right now: keep its data.
+	if id >= s.NextTableID {
+		return int64(catalog.DefaultOptions().GCGraceSeconds), true
+	}
+	return 0, false
+}
+
+// collectGarbage purges expired cells and old tombstones in the background,
+// a bounded number of partitions every GCInterval.
+func (e *Engine) collectGarbage(ctx context.Context, m backend.Maintainer) {
+	t := time.NewTicker(e.cfg.GCInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := m.CollectGarbageStep(ctx, time.Now(), e.cfg.GCPartitionsPerStep); err != nil && ctx.Err() == nil {
+			log.Printf("garbage collection: %v", err)
 		}
 	}
 }

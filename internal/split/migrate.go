@@ -136,7 +136,7 @@ func (l *Layer) Step(ctx context.Context, p backend.LogicalPartition, maxRows in
 		if err := l.persist(ctx, s, nil); err != nil {
 			return StepResult{}, err
 		}
-		l.history(ctx, s, "finish", "auto")
+		l.historyOf(ctx, s, m, "finish", "auto")
 		metrics.finished.Inc()
 		return StepResult{Done: true}, nil
 	}
@@ -187,6 +187,12 @@ func (l *Layer) stepBack(ctx context.Context, s *State, maxRows int) (StepResult
 	if m.Complete {
 		m.Complete, m.Cursor = false, nil // everything had moved: start from the end
 	}
+	defer func() {
+		if s.Migration == nil {
+			l.historyOf(ctx, s, m, "reverted", "auto")
+			metrics.reverted.Inc()
+		}
+	}()
 	start, rows, err := l.chunkStartBelow(ctx, s, m.Cursor, maxRows)
 	if err != nil {
 		return StepResult{}, err
@@ -201,10 +207,6 @@ func (l *Layer) stepBack(ctx context.Context, s *State, maxRows int) (StepResult
 	}
 	if err := l.persist(ctx, s, move); err != nil {
 		return StepResult{}, err
-	}
-	if done {
-		l.history(ctx, s, "reverted", "auto")
-		metrics.reverted.Inc()
 	}
 	return StepResult{Rows: rows, Done: done}, nil
 }
@@ -382,9 +384,14 @@ const historyPrefix = "splithist/"
 
 // history appends an audit record; failures to record are not fatal.
 func (l *Layer) history(ctx context.Context, s *State, event, who string) {
+	l.historyOf(ctx, s, s.Migration, event, who)
+}
+
+// historyOf records an event of migration m (which s may no longer carry).
+func (l *Layer) historyOf(ctx context.Context, s *State, m *Migration, event, who string) {
 	rec := HistoryRecord{At: time.Now().UnixMicro(), Table: uint64(s.Partition.Table), Key: s.Partition.Key,
 		Event: event, Who: who, Epoch: s.Epoch, Children: len(s.Current.AllShards())}
-	if m := s.Migration; m != nil {
+	if m != nil {
 		rec.Purpose, rec.Strategy, rec.Reason = m.Purpose, m.Strategy, m.Reason
 		rec.RowsBefore, rec.ChecksumBefore, rec.RowsMoved, rec.BytesMoved = m.RowsBefore, m.ChecksumBefore, m.RowsMoved, m.BytesMoved
 	}

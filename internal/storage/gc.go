@@ -163,10 +163,22 @@ func (w *gcWalk) limitReached() bool {
 }
 
 func (s *Store) tableGCGrace(t backend.TableID) (int64, bool) {
-	if s.gcGrace == nil {
+	f := s.gcGrace.Load()
+	if f == nil {
 		return DefaultGCGraceSeconds, true
 	}
-	return s.gcGrace(t)
+	return (*f)(t)
+}
+
+var _ backend.Maintainer = (*Store)(nil)
+
+// SetGCGrace implements backend.Maintainer.
+func (s *Store) SetGCGrace(f func(backend.TableID) (int64, bool)) { s.gcGrace.Store(&f) }
+
+// CollectGarbageStep implements backend.Maintainer.
+func (s *Store) CollectGarbageStep(ctx context.Context, now time.Time, maxPartitions int) (bool, error) {
+	st, err := s.CollectGarbage(ctx, now, GCLimits{MaxPartitions: maxPartitions})
+	return st.Done, err
 }
 
 // gcBefore is Cassandra's gcBefore: a tombstone whose local deletion time

@@ -8,6 +8,7 @@ import (
 	"log"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -41,7 +42,7 @@ type Store struct {
 	db      *pebble.DB
 	cache   *pebble.Cache
 	sync    *pebble.WriteOptions
-	gcGrace func(backend.TableID) (int64, bool)
+	gcGrace atomic.Pointer[func(backend.TableID) (int64, bool)]
 	locks   partitionLocks
 	// dropMu orders table drops against every read-then-rewrite (deletions
 	// that take the slow path, garbage collection): a drop holds it
@@ -85,7 +86,11 @@ func Open(opts Options) (*Store, error) {
 	if opts.NoSync {
 		wo = pebble.NoSync
 	}
-	return &Store{db: db, cache: cache, sync: wo, gcGrace: opts.GCGrace}, nil
+	st := &Store{db: db, cache: cache, sync: wo}
+	if opts.GCGrace != nil {
+		st.SetGCGrace(opts.GCGrace)
+	}
+	return st, nil
 }
 
 // Close flushes nothing extra: every acknowledged write is already in the

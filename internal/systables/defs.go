@@ -56,6 +56,7 @@ func Keyspaces() []*catalog.Keyspace {
 		catalog.NewBuiltinKeyspace(TracesKeyspace, false, simple("2")),
 		catalog.NewBuiltinKeyspace(ViewsKeyspace, true, local()),
 		catalog.NewBuiltinKeyspace(VirtualSchemaKeyspace, true, local(), virtualSchemaTables()...),
+		catalog.NewBuiltinKeyspace(PartitaKeyspace, true, local(), partitaTables()...),
 	}
 }
 

@@ -188,6 +188,50 @@ column_name_bytes blob regular
 kind text regular
 position int regular
 type text regular`},
+		{"system_partita", "splits", `keyspace_name text partition_key
+table_name text partition_key
+partition_key text clustering
+bytes bigint regular
+bytes_moved bigint regular
+children list<text> regular
+cursor text regular
+epoch bigint regular
+reason text regular
+rows bigint regular
+rows_moved bigint regular
+started_at timestamp regular
+state text regular
+strategy text regular`},
+		{"system_partita", "split_history", `keyspace_name text partition_key
+table_name text partition_key
+at timestamp clustering
+partition_key text clustering
+bytes_moved bigint regular
+checksum_before bigint regular
+children bigint regular
+epoch bigint regular
+event text regular
+purpose text regular
+reason text regular
+rows_before bigint regular
+rows_moved bigint regular
+strategy text regular
+who text regular`},
+		{"system_partita", "large_partitions", `keyspace_name text partition_key
+table_name text partition_key
+partition_size bigint clustering desc
+partition_key text clustering
+bytes_read bigint regular
+bytes_written bigint regular
+max_child_bytes bigint regular
+max_child_rows bigint regular
+mean_read_latency_us bigint regular
+reads bigint regular
+rows bigint regular
+rows_read bigint regular
+rows_written bigint regular
+split text regular
+tombstones bigint regular`},
 	}
 	seen := map[string]bool{}
 	for _, tc := range tests {
@@ -295,6 +339,7 @@ func TestKeyspaces(t *testing.T) {
 		{"system_traces", false, simpleStrategy, "2"},
 		{"system_views", true, localStrategy, ""},
 		{"system_virtual_schema", true, localStrategy, ""},
+		{"system_partita", true, localStrategy, ""},
 	}
 	got := map[string]*catalog.Keyspace{}
 	for _, ks := range Keyspaces() {

@@ -13,6 +13,8 @@ import (
 type Env struct {
 	Schema *catalog.Schema
 	Node   Node
+	// Partita provides the system_partita tables (nil: they are empty).
+	Partita PartitaSource
 }
 
 // renderer fills in every row of one built-in table, in any order.
@@ -38,6 +40,10 @@ var renderers = map[string]renderer{
 	"system_virtual_schema.keyspaces": virtualKeyspacesRows,
 	"system_virtual_schema.tables":    virtualTablesRows,
 	"system_virtual_schema.columns":   virtualColumnsRows,
+
+	"system_partita.splits":           splitsRows,
+	"system_partita.split_history":    splitHistoryRows,
+	"system_partita.large_partitions": largePartitionsRows,
 }
 
 // Answers reports whether Rows can render table t.
@@ -77,7 +83,7 @@ func orderOfKeyspace(s *catalog.Schema, name string) PartitionOrder {
 		return OrderOf(ks)
 	}
 	switch name {
-	case ViewsKeyspace, VirtualSchemaKeyspace, "system_partita":
+	case ViewsKeyspace, VirtualSchemaKeyspace, PartitaKeyspace:
 		return KeyOrder
 	}
 	return TokenOrder
