@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 		"internal/functions", "internal/token", "internal/types", "internal/cqlerr", "internal/cql/ast"},
 	"internal/describe": {"internal/catalog", "internal/cql/ast", "internal/types", "internal/cqlerr"},
 	"internal/engine": {"internal/cql/parser", "internal/cql/ast", "internal/plan", "internal/exec", "internal/catalog",
-		"internal/systables", "internal/split", "internal/backend", "internal/describe", "internal/types", "internal/cqlerr"},
+		"internal/systables", "internal/split", "internal/backend", "internal/describe", "internal/types", "internal/token", "internal/cqlerr"},
 	"internal/metrics": {},
 	"internal/server":  {"internal/protocol", "internal/engine", "internal/catalog", "internal/metrics", "internal/types", "internal/cqlerr"},
 	"internal/config":  {"internal/engine", "internal/server"},
