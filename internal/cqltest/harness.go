@@ -54,6 +54,10 @@ func (h *Harness) open() {
 	h.store, h.Engine, h.Session = st, e, e.NewSession()
 }
 
+// Close closes the harness's engine and store now (the test's cleanup
+// closes it otherwise).
+func (h *Harness) Close() { h.close() }
+
 func (h *Harness) close() {
 	if h.store != nil {
 		_ = h.Engine.Close()
