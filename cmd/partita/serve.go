@@ -34,6 +34,8 @@ type serveFlags struct {
 	dataDir    string
 	httpAddr   string
 	logLevel   string
+	splitRows  int64
+	splitBytes string
 }
 
 func newServeCmd() *cobra.Command {
@@ -61,6 +63,8 @@ func newServeCmd() *cobra.Command {
 	fl.StringVar(&f.dataDir, "data-dir", def.DataDir, "data directory")
 	fl.StringVar(&f.httpAddr, "http-addr", def.HTTPAddress, "host:port serving /healthz and /metrics (empty disables)")
 	fl.StringVar(&f.logLevel, "log-level", def.LogLevel, "debug, info, warn or error")
+	fl.Int64Var(&f.splitRows, "split-max-partition-rows", def.SplitMaxPartitionRows, "split a physical partition above this many rows (0: no row limit)")
+	fl.StringVar(&f.splitBytes, "split-max-partition-bytes", config.FormatSize(def.SplitMaxPartitionBytes), "split a physical partition above this size, e.g. 100MiB (0: no size limit)")
 	return cmd
 }
 
@@ -88,6 +92,16 @@ func (f *serveFlags) load(cmd *cobra.Command) (config.Config, error) {
 	}
 	if fl.Changed("log-level") {
 		cfg.LogLevel = f.logLevel
+	}
+	if fl.Changed("split-max-partition-rows") {
+		cfg.SplitMaxPartitionRows = f.splitRows
+	}
+	if fl.Changed("split-max-partition-bytes") {
+		n, err := config.ParseSize(f.splitBytes)
+		if err != nil {
+			return cfg, fmt.Errorf("--split-max-partition-bytes: %w", err)
+		}
+		cfg.SplitMaxPartitionBytes = n
 	}
 	return cfg, cfg.Validate()
 }
@@ -175,13 +189,14 @@ func (n *node) startHTTP() error {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", n.metrics.Handler())
 	mux.HandleFunc("/healthz", n.healthz)
+	n.adminRoutes(mux)
 	n.httpServer = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := n.httpServer.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			n.log.Error("HTTP server stopped", "err", err)
 		}
 	}()
-	n.log.Info("HTTP listening on "+ln.Addr().String(), "paths", "/healthz /metrics")
+	n.log.Info("HTTP listening on "+ln.Addr().String(), "paths", "/healthz /metrics /admin/splits")
 	return nil
 }
 

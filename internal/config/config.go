@@ -61,6 +61,15 @@ type Config struct {
 	CommitlogSync string
 	// LogLevel is debug, info, warn or error (log_level).
 	LogLevel string
+	// Partition splitting (partita only): split_enabled,
+	// split_max_partition_rows, split_max_partition_bytes,
+	// split_max_concurrent, split_bytes_per_second, split_strategy.
+	SplitEnabled           bool
+	SplitMaxPartitionRows  int64
+	SplitMaxPartitionBytes int64
+	SplitMaxConcurrent     int
+	SplitBytesPerSecond    int64
+	SplitStrategy          string
 }
 
 // file is the YAML file's shape. Pointers tell an absent or null option
@@ -83,6 +92,12 @@ type file struct {
 	MaxPageBytes                               *string   `yaml:"max_page_bytes"`
 	CommitlogSync                              *string   `yaml:"commitlog_sync"`
 	LogLevel                                   *string   `yaml:"log_level"`
+	SplitEnabled                               *bool     `yaml:"split_enabled"`
+	SplitMaxPartitionRows                      *int64    `yaml:"split_max_partition_rows"`
+	SplitMaxPartitionBytes                     *string   `yaml:"split_max_partition_bytes"`
+	SplitMaxConcurrent                         *int      `yaml:"split_max_concurrent"`
+	SplitBytesPerSecond                        *string   `yaml:"split_bytes_per_second"`
+	SplitStrategy                              *string   `yaml:"split_strategy"`
 }
 
 // optionFields maps each option name to its field index in file.
@@ -153,6 +168,13 @@ func Default() Config {
 		MaxPageBytes:  e.MaxPageBytes,
 		CommitlogSync: CommitlogSyncBatch,
 		LogLevel:      "info",
+
+		SplitEnabled:           e.Split.Enabled,
+		SplitMaxPartitionRows:  e.Split.MaxRows,
+		SplitMaxPartitionBytes: e.Split.MaxBytes,
+		SplitMaxConcurrent:     e.Split.MaxConcurrent,
+		SplitBytesPerSecond:    e.Split.BytesPerSecond,
+		SplitStrategy:          e.Split.Strategy,
 	}
 }
 
@@ -217,6 +239,31 @@ func (c *Config) apply(f *file) error {
 	setString(&c.Rack, f.Rack)
 	setString(&c.CommitlogSync, f.CommitlogSync)
 	setString(&c.LogLevel, f.LogLevel)
+	if f.SplitEnabled != nil {
+		c.SplitEnabled = *f.SplitEnabled
+	}
+	if f.SplitMaxPartitionRows != nil {
+		c.SplitMaxPartitionRows = *f.SplitMaxPartitionRows
+	}
+	setInt(&c.SplitMaxConcurrent, f.SplitMaxConcurrent)
+	setString(&c.SplitStrategy, f.SplitStrategy)
+	for _, s := range []struct {
+		name string
+		dst  *int64
+		src  *string
+	}{
+		{"split_max_partition_bytes", &c.SplitMaxPartitionBytes, f.SplitMaxPartitionBytes},
+		{"split_bytes_per_second", &c.SplitBytesPerSecond, f.SplitBytesPerSecond},
+	} {
+		if s.src == nil {
+			continue
+		}
+		n, err := ParseSize(*s.src)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		*s.dst = n
+	}
 	sizes := []struct {
 		name string
 		dst  *int
@@ -278,6 +325,14 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxPageBytes <= 0 {
 		fail("max_page_bytes", "must be positive")
+	}
+	if c.SplitMaxPartitionRows < 0 || c.SplitMaxPartitionBytes < 0 {
+		fail("split_max_partition_rows", "split thresholds must not be negative")
+	}
+	switch c.SplitStrategy {
+	case "auto", "range", "hash":
+	default:
+		fail("split_strategy", "must be auto, range or hash")
 	}
 	if c.TombstoneWarnThreshold < 0 {
 		fail("tombstone_warn_threshold", "must not be negative")
@@ -358,6 +413,12 @@ func (c *Config) Engine() engine.Config {
 	e.BatchSizeFailThresholdBytes = c.BatchSizeFailThreshold
 	e.UnloggedBatchAcrossPartitionsWarn = c.UnloggedBatchAcrossPartitionsWarnThreshold
 	e.MaxPageBytes = c.MaxPageBytes
+	e.Split.Enabled = c.SplitEnabled
+	e.Split.MaxRows = c.SplitMaxPartitionRows
+	e.Split.MaxBytes = c.SplitMaxPartitionBytes
+	e.Split.MaxConcurrent = c.SplitMaxConcurrent
+	e.Split.BytesPerSecond = c.SplitBytesPerSecond
+	e.Split.Strategy = c.SplitStrategy
 	return e
 }
 

@@ -44,31 +44,63 @@ func (l *Layer) planSplit(ctx context.Context, p backend.LogicalPartition, cur *
 		for i := 0; i < n; i++ {
 			target.Shards = append(target.Shards, backend.Shard(i))
 		}
-	case "rollover":
-		target, err = rolloverMap(current, shard, next, m, l.appendDirection(p))
 	default:
-		n := int((m.rows + pol.MaxRows/2 - 1) / max(pol.MaxRows/2, 1))
-		target, err = rangeMap(current, shard, next, m.keys, max(n, 2))
+		cuts := rangeCuts(m.keys, pol.MaxRows, strategy == "rollover", l.appendDirection(p))
+		target, err = cutMap(current, shard, next, cuts)
 	}
 	if err != nil {
 		return nil, err
 	}
+	if sameMap(current, target) {
+		return nil, nil
+	}
 	return l.Start(ctx, Plan{Partition: p, Target: target, Purpose: "split", Strategy: strategy, Reason: reason, Who: who})
 }
 
-// rangeMap replaces the piece held by shard with n pieces cut at quantiles
-// of its keys; the first keeps the shard, the others get new ones.
-func rangeMap(current Map, shard, next backend.Shard, keys [][]byte, n int) (Map, error) {
+// rangeCuts chooses where to cut a physical partition's keys. Random
+// writes get pieces half full (room to grow on both sides); append-only
+// writes get full pieces and the piece at the growing end takes the new
+// rows, so only the rows past the limit move (the roll-over case).
+func rangeCuts(keys [][]byte, maxRows int64, appendOnly, ascending bool) [][]byte {
+	n := int64(len(keys))
+	size := max(maxRows/2, 1)
+	if appendOnly {
+		size = max(maxRows, 1)
+	}
+	var cuts [][]byte
+	if !appendOnly {
+		pieces := (n + size - 1) / size
+		for i := int64(1); i < pieces; i++ {
+			cuts = append(cuts, keys[i*n/pieces])
+		}
+		return cuts
+	}
+	if ascending {
+		for i := size; i < n; i += size {
+			cuts = append(cuts, keys[i])
+		}
+		// The newest piece starts just past the largest key: writes go to a
+		// fresh shard from now on.
+		if n%size == 0 || len(cuts) == 0 {
+			cuts = append(cuts, append(append([]byte(nil), keys[n-1]...), 0x00))
+		}
+		return cuts
+	}
+	for i := n - size; i > 0; i -= size {
+		cuts = append([][]byte{keys[i]}, cuts...)
+	}
+	if n%size == 0 || len(cuts) == 0 {
+		cuts = append([][]byte{keys[0]}, cuts...)
+	}
+	return cuts
+}
+
+// cutMap replaces the piece held by shard with pieces cut at cuts (sorted,
+// inside the piece); the piece holding most of the old keys keeps the
+// shard only for the first, the others get new shards.
+func cutMap(current Map, shard, next backend.Shard, cuts [][]byte) (Map, error) {
 	if current.Kind != RangeMap {
 		return Map{}, fmt.Errorf("split: only a range-split partition can be split further by range")
-	}
-	n = min(n, len(keys))
-	var cuts [][]byte
-	for i := 1; i < n; i++ {
-		k := keys[i*len(keys)/n]
-		if len(cuts) == 0 || string(k) > string(cuts[len(cuts)-1]) {
-			cuts = append(cuts, k)
-		}
 	}
 	if len(cuts) == 0 {
 		return Map{}, fmt.Errorf("split: no split point")
@@ -80,6 +112,9 @@ func rangeMap(current Map, shard, next backend.Shard, keys [][]byte, n int) (Map
 			continue
 		}
 		for _, c := range cuts {
+			if string(c) <= string(pc.Start) {
+				continue
+			}
 			out.Pieces = append(out.Pieces, Piece{Start: c, Shard: next})
 			next++
 		}
@@ -87,29 +122,22 @@ func rangeMap(current Map, shard, next backend.Shard, keys [][]byte, n int) (Map
 	return normalise(out), nil
 }
 
-// rolloverMap starts a new piece past the partition's newest end, so the
-// existing rows stay where they are and new ones go to a new shard (no data
-// moves: SPLITTING.md "append-only case").
-func rolloverMap(current Map, shard, next backend.Shard, m measurement, ascending bool) (Map, error) {
-	if current.Kind != RangeMap || len(m.keys) == 0 {
-		return Map{}, fmt.Errorf("split: roll-over needs a range-split partition with rows")
+// sameMap reports whether two maps place every key alike.
+func sameMap(a, b Map) bool {
+	if a.Kind != b.Kind || len(a.Pieces) != len(b.Pieces) || len(a.Shards) != len(b.Shards) {
+		return false
 	}
-	out := Map{Kind: RangeMap}
-	for i, pc := range current.Pieces {
-		if pc.Shard != shard {
-			out.Pieces = append(out.Pieces, pc)
-			continue
+	for i := range a.Pieces {
+		if string(a.Pieces[i].Start) != string(b.Pieces[i].Start) || a.Pieces[i].Shard != b.Pieces[i].Shard {
+			return false
 		}
-		if ascending {
-			out.Pieces = append(out.Pieces, pc, Piece{Start: append(append([]byte(nil), m.keys[len(m.keys)-1]...), 0x00), Shard: next})
-			continue
-		}
-		// Descending appends: the new shard takes everything below the
-		// smallest key; this shard keeps the rest of its piece.
-		out.Pieces = append(out.Pieces, Piece{Start: pc.Start, Shard: next}, Piece{Start: m.keys[0], Shard: shard})
-		_ = i
 	}
-	return normalise(out), nil
+	for i := range a.Shards {
+		if a.Shards[i] != b.Shards[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // normalise drops empty pieces and merges neighbours held by one shard.
@@ -155,25 +183,28 @@ func (l *Layer) Force(ctx context.Context, p backend.LogicalPartition, strategy 
 	if cur != nil && cur.Migration != nil {
 		return nil, fmt.Errorf("split: a %s of this partition is already under way", cur.Migration.Purpose)
 	}
-	shard := backend.HomeShard
+	shards := []backend.Shard{backend.HomeShard}
 	if cur != nil {
-		var worst measurement
-		for _, sh := range cur.Current.AllShards() {
-			m, err := l.measure(ctx, p, sh, false)
-			if err != nil {
-				return nil, err
-			}
-			if m.rows > worst.rows {
-				worst = m
-			}
-		}
-		shard = worst.shard
+		shards = cur.Current.AllShards()
 	}
+	var worst measurement
+	for _, sh := range shards {
+		m, err := l.measure(ctx, p, sh, false)
+		if err != nil {
+			return nil, err
+		}
+		if m.rows > worst.rows || worst.rows == 0 {
+			worst = m
+		}
+	}
+	shard := worst.shard
 	if strategy != "" {
 		pol.Strategy = strategy
 	}
-	if pol.MaxRows <= 0 {
-		pol.MaxRows = 2
+	// An operator's split always cuts the largest child, even below the
+	// policy's limit.
+	if pol.MaxRows <= 0 || pol.MaxRows > worst.rows {
+		pol.MaxRows = max(worst.rows, 2)
 	}
 	s, err := l.planSplit(ctx, p, cur, shard, pol, "operator", "requested by an operator")
 	if err == nil && s == nil {
