@@ -194,4 +194,3 @@ func randomSplitAction(rt *rapid.T, h *cqltest.Harness) {
 		}
 	}
 }
-
