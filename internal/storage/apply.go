@@ -31,9 +31,14 @@ func (s *Store) Apply(ctx context.Context, b *backend.WriteBatch) error {
 	defer unlock()
 	batch := s.db.NewBatch()
 	defer batch.Close()
+	var bounds []headerBound
 	for i := range muts {
-		if err := s.writeMutation(batch, &muts[i]); err != nil {
+		b, err := s.writeMutation(batch, &muts[i])
+		if err != nil {
 			return err
+		}
+		if b.bound != 0 {
+			bounds = append(bounds, b)
 		}
 	}
 	for _, t := range b.DropTables {
@@ -56,7 +61,14 @@ func (s *Store) Apply(ctx context.Context, b *backend.WriteBatch) error {
 	if batch.Empty() {
 		return nil
 	}
-	return batch.Commit(s.sync)
+	if err := batch.Commit(s.sync); err != nil {
+		return err
+	}
+	// Only a committed header may let later writes skip theirs.
+	for _, b := range bounds {
+		s.headers.record(b)
+	}
+	return nil
 }
 
 func anyRewrite(muts []backend.Mutation) bool {
@@ -108,14 +120,14 @@ func coalesce(muts []backend.Mutation) []backend.Mutation {
 	return out
 }
 
-func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) error {
+func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) (headerBound, error) {
 	p := m.Partition
 	prefix := appendPhysical(nil, p)
 	h := newHeader()
 	h.deletion = m.PartitionDeletion
 	if needsRewrite(m) {
 		if err := s.removeShadowed(batch, m, prefix); err != nil {
-			return err
+			return headerBound{}, err
 		}
 	}
 	if !m.PartitionDeletion.IsLive() {
@@ -126,7 +138,7 @@ func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) error {
 	for _, rt := range m.RangeTombstones {
 		buf = encodeDeletion(buf[:0], rt.Deletion)
 		if err := batch.Merge(rangeTombstoneKey(p, rt.Slice), buf, nil); err != nil {
-			return err
+			return headerBound{}, err
 		}
 		h.maxTimestamp = max(h.maxTimestamp, rt.Deletion.MarkedForDeleteAt)
 		h.tombstonesWritten++
@@ -134,7 +146,7 @@ func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) error {
 	if m.Static != nil {
 		buf = encodeRow(buf[:0], m.Static)
 		if err := batch.Merge(append(append([]byte(nil), prefix...), kindStatic), buf, nil); err != nil {
-			return err
+			return headerBound{}, err
 		}
 		h.maxTimestamp = max(h.maxTimestamp, m.Static.MaxTimestamp())
 		h.bytesWritten += int64(len(buf))
@@ -143,7 +155,7 @@ func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) error {
 		r := &m.Rows[i]
 		buf = encodeRow(buf[:0], r)
 		if err := batch.Merge(rowKey(prefix, r.Clustering), buf, nil); err != nil {
-			return err
+			return headerBound{}, err
 		}
 		h.maxTimestamp = max(h.maxTimestamp, r.MaxTimestamp())
 		h.rowsWritten++
@@ -152,7 +164,19 @@ func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) error {
 			h.tombstonesWritten++
 		}
 	}
-	return batch.Merge(append(append([]byte(nil), prefix...), kindHeader), h.encode(buf[:0]), nil)
+	// The header is merged only when it carries a deletion or when this
+	// write is newer than the bound the partition's header already holds
+	// (invariant 3): a hot partition then adds one header operand per
+	// headerSlack, not one per write, so reads do not merge thousands.
+	if h.deletion.IsLive() && s.headers.covers(prefix, h.maxTimestamp) {
+		return headerBound{}, nil
+	}
+	bound := headerBound{prefix: string(prefix), bound: h.maxTimestamp}
+	if h.maxTimestamp != backend.NoTimestamp {
+		h.maxTimestamp += headerSlack
+		bound.bound = h.maxTimestamp
+	}
+	return bound, batch.Merge(append(append([]byte(nil), prefix...), kindHeader), h.encode(buf[:0]), nil)
 }
 
 // removeShadowed deletes, inside batch, the stored rows that m's partition

@@ -10,11 +10,15 @@
 //     headers are written as Pebble merge operands and the merge operator
 //     reconciles them with backend.Reconcile / MergeInto, so the result never
 //     depends on the order in which operands meet.
-//  3. Every write to a physical partition merges a header recording the
-//     newest timestamp written; a partition or range deletion newer than it
-//     removes the rows it covers with one DeleteRange and reads nothing.
-//     Otherwise the covered rows are read and whatever in them is newer than
-//     the deletion is written back, so data written "in the future" survives.
+//  3. A physical partition's header holds a bound (maxTimestamp) at least as
+//     new as every timestamp written to it. A write newer than the bound its
+//     committed header holds merges a new header with a bound one second
+//     (headerSlack) past its own timestamp, so a hot partition adds about
+//     one header operand per second and reads never merge thousands. A
+//     partition or range deletion newer than the bound removes the rows it
+//     covers with one DeleteRange and reads nothing; otherwise the covered
+//     rows are read and whatever in them is newer than the deletion is
+//     written back, so data written "in the future" survives.
 //  4. Deletions are also kept as records (header deletion, range tombstone
 //     keys) and applied on every read, so a later write carrying an older
 //     timestamp stays shadowed.

@@ -449,6 +449,7 @@ func (g *partitionGC) finish() error {
 		// Nothing is left: the header goes too (invariant 11).
 		if g.hasHeader {
 			g.rewrote = true
+			g.store.headers.forget(g.prefix)
 			return g.batch.Delete(headerKey, nil)
 		}
 		return nil

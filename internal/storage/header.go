@@ -2,6 +2,8 @@ package storage
 
 import (
 	"encoding/binary"
+	"sync"
+	"time"
 
 	"github.com/partita-db/partita/internal/backend"
 )
@@ -74,4 +76,51 @@ func decodeDeletion(b []byte) (backend.DeletionTime, error) {
 		d.err = errBadRow
 	}
 	return out, d.err
+}
+
+// headerSlack is how far past a write's timestamp the header's
+// maxTimestamp is set, in microseconds: later writes up to that bound need
+// no header operand of their own.
+const headerSlack = int64(time.Second / time.Microsecond)
+
+// headerBound says a committed header of a physical partition holds a
+// maxTimestamp of at least bound.
+type headerBound struct {
+	prefix string
+	bound  int64
+}
+
+// headerBounds remembers, per physical partition, the maxTimestamp its
+// committed header holds at least. Losing an entry only costs a header
+// operand; an entry is recorded only after its header committed.
+type headerBounds struct {
+	mu sync.Mutex
+	m  map[string]int64
+}
+
+const maxHeaderBounds = 1 << 20
+
+func (h *headerBounds) covers(prefix []byte, ts int64) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	b, ok := h.m[string(prefix)]
+	return ok && ts <= b
+}
+
+func (h *headerBounds) record(b headerBound) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil || len(h.m) >= maxHeaderBounds {
+		h.m = make(map[string]int64)
+	}
+	if b.bound > h.m[b.prefix] {
+		h.m[b.prefix] = b.bound
+	}
+}
+
+// forget drops a partition's entry (its header was removed).
+func (h *headerBounds) forget(prefix []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.m, string(prefix))
 }

@@ -43,6 +43,7 @@ type Store struct {
 	cache   *pebble.Cache
 	sync    *pebble.WriteOptions
 	gcGrace atomic.Pointer[func(backend.TableID) (int64, bool)]
+	headers headerBounds
 	locks   partitionLocks
 	// dropMu orders table drops against every read-then-rewrite (deletions
 	// that take the slow path, garbage collection): a drop holds it
