@@ -19,6 +19,7 @@ import (
 	"github.com/partita-db/partita/internal/engine"
 	"github.com/partita-db/partita/internal/metrics"
 	"github.com/partita-db/partita/internal/server"
+	"github.com/partita-db/partita/internal/split"
 	"github.com/partita-db/partita/internal/storage"
 )
 
@@ -165,6 +166,9 @@ func (n *node) start(ctx context.Context) error {
 	ecfg.NativePort = addr.Port
 	if n.eng, err = engine.Open(ctx, store, ecfg); err != nil {
 		return fmt.Errorf("open engine: %w", err)
+	}
+	for _, c := range split.Collectors() {
+		_ = n.metrics.Registry.Register(c) // already registered by an earlier node of this process: fine
 	}
 	scfg := n.cfg.Server()
 	scfg.Metrics = n.metrics
