@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"sync"
+	"math/rand/v2"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -17,22 +17,12 @@ import (
 
 func openLayer(t testing.TB) *Layer { return openLayerIn(t, t.TempDir()) }
 
-// open stores by directory, closed at the end of the test unless a reopen
-// closed them first.
-var openStores sync.Map
-
 func openLayerIn(t testing.TB, dir string) *Layer {
 	st, err := storage.Open(storage.Options{Dir: dir, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	openStores.Store(dir, st)
-	t.Cleanup(func() {
-		if cur, ok := openStores.Load(dir); ok && cur == st {
-			openStores.Delete(dir)
-			st.Close()
-		}
-	})
+	t.Cleanup(func() { st.Close() })
 	l, err := New(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
@@ -40,15 +30,29 @@ func openLayerIn(t testing.TB, dir string) *Layer {
 	return l
 }
 
-// reopen closes a layer's store and opens the same directory again, as a
-// restart after a crash between two commits would (every step is one
-// atomic commit, so this is every state a crash can leave).
-func reopen(t testing.TB, l *Layer, dir string) *Layer {
-	openStores.Delete(dir)
-	if err := l.backend.Close(); err != nil {
+// openCrashable opens a layer on an in-memory file system that can crash
+// (writes synced, as the server runs).
+func openCrashable(t testing.TB, fs *storage.CrashableFS) *Layer {
+	st, err := storage.Open(storage.Options{Dir: "/data", CrashableFS: fs})
+	if err != nil {
 		t.Fatal(err)
 	}
-	return openLayerIn(t, dir)
+	t.Cleanup(func() { st.Close() })
+	l, err := New(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// crash simulates kill -9 or a power loss: the new layer opens on what a
+// crash at this moment leaves on the file system (every synced byte and a
+// random share of the unsynced ones), with none of the old layer's memory.
+func crash(t testing.TB, rt *rapid.T, l *Layer, fs *storage.CrashableFS) (*Layer, *storage.CrashableFS) {
+	seed := rapid.Uint64().Draw(rt, "crashSeed")
+	crashed := fs.Crash(rapid.IntRange(0, 100).Draw(rt, "unsyncedPercent"), rand.New(rand.NewPCG(seed, seed)))
+	_ = l.backend.Close()
+	return openCrashable(t, crashed), crashed
 }
 
 func testPartition(k string) backend.LogicalPartition {
@@ -110,21 +114,25 @@ func dump(t *rapid.T, l *Layer, p backend.LogicalPartition, sl backend.Slice, re
 	return b.String()
 }
 
-// TestSplitIsInvisible is the metamorphic test of the split layer: the same
-// random writes and deletes go to a layer that never splits and to one that
-// splits, steps, reverts and merges back at random moments; every read, in
-// both directions and over random slices, must return the same rows.
+// TestSplitIsInvisible is the metamorphic and crash test of the split layer:
+// the same random writes and deletes go to a layer that never splits and to
+// one that splits, steps, reverts, merges back and crashes (kill -9 or power
+// loss: it reopens on what the file system kept, with no memory of the old
+// process) at random moments; every read, in both directions and over random
+// slices, must return the same rows, so no acknowledged write is lost, no
+// row comes back twice and every row stays readable, whatever state the
+// split was in when it crashed.
 func TestSplitIsInvisible(t *testing.T) {
-	forced, restarts := 0, 0
+	forced, crashes := 0, 0
 	defer func() {
-		if forced == 0 || restarts == 0 {
-			t.Errorf("the random runs started %d splits and made %d restarts; both must happen", forced, restarts)
+		if forced == 0 || crashes == 0 {
+			t.Errorf("the random runs started %d splits and made %d crashes; both must happen", forced, crashes)
 		}
-		t.Logf("%d splits forced, %d restarts", forced, restarts)
+		t.Logf("%d splits forced, %d crashes", forced, crashes)
 	}()
 	rapid.Check(t, func(rt *rapid.T) {
-		subDir := t.TempDir()
-		ref, sub := openLayer(t), openLayerIn(t, subDir)
+		fs := storage.NewCrashableFS()
+		ref, sub := openLayer(t), openCrashable(t, fs)
 		ctx := context.Background()
 		p := testPartition("p")
 		var ts int64
@@ -161,8 +169,8 @@ func TestSplitIsInvisible(t *testing.T) {
 				}
 			case action == 8:
 				if rapid.IntRange(0, 2).Draw(rt, "restart") == 0 {
-					sub = reopen(t, sub, subDir)
-					restarts++
+					sub, fs = crash(t, rt, sub, fs)
+					crashes++
 				} else if rapid.Bool().Draw(rt, "merge") {
 					_, _ = sub.MergeBack(ctx, p, "test")
 				} else {

@@ -33,6 +33,10 @@ type Options struct {
 	// Nil gives every table Cassandra's default of 864000 seconds.
 	GCGrace func(backend.TableID) (seconds int64, ok bool)
 
+	// CrashableFS, when set, holds the store in memory instead of Dir's
+	// disk (crash tests).
+	CrashableFS *CrashableFS
+
 	// fs replaces the file system (tests run on an in-memory one).
 	fs vfs.FS
 }
@@ -51,6 +55,7 @@ type Store struct {
 	// read before the drop (invariant 6). Taken before any stripe.
 	dropMu sync.RWMutex
 	gc     gcState
+	closed atomic.Bool
 }
 
 var _ backend.Backend = (*Store)(nil)
@@ -72,6 +77,9 @@ func Open(opts Options) (*Store, error) {
 	}
 	if opts.fs != nil {
 		popts.FS = opts.fs
+	}
+	if opts.CrashableFS != nil {
+		popts.FS = opts.CrashableFS.fs
 	}
 	if opts.Logger != nil {
 		popts.Logger = opts.Logger
@@ -96,7 +104,11 @@ func Open(opts Options) (*Store, error) {
 
 // Close flushes nothing extra: every acknowledged write is already in the
 // synced WAL.
+// A second Close does nothing.
 func (s *Store) Close() error {
+	if !s.closed.CompareAndSwap(false, true) {
+		return nil
+	}
 	err := s.db.Close()
 	s.cache.Unref()
 	return err
