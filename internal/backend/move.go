@@ -35,3 +35,17 @@ type MoveStats struct {
 	Rows  int64
 	Bytes int64
 }
+
+// Snapshotter is an optional capability of a Backend: reading a consistent
+// point-in-time view while writes go on, so a split can verify a large
+// partition without stopping its traffic.
+type Snapshotter interface {
+	// Snapshot returns a view of every physical partition as of now.
+	Snapshot(ctx context.Context) (Snapshot, error)
+}
+
+// Snapshot reads one point-in-time view; Close releases it.
+type Snapshot interface {
+	Read(ctx context.Context, cmd ReadCommand) (RowIterator, error)
+	Close() error
+}

@@ -79,9 +79,6 @@ func (s *Session) Prepare(ctx context.Context, query string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := stmt.(*ast.Batch); ok {
-		return nil, cqlerr.Invalidf("Batch statements cannot be prepared; prepare their statements and send a BATCH message")
-	}
 	id := statementID(ks, query)
 	s.engine.prepared.put(&prepared{id: id, query: query, keyspace: ks, stmt: stmt, schema: schema, plan: p})
 	return preparedResult(id, p), nil

@@ -1,10 +1,12 @@
 package split
 
 import (
+	"bytes"
 	"context"
 	"hash/maphash"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/partita-db/partita/internal/backend"
@@ -21,6 +23,11 @@ type Layer struct {
 	routing [4096]sync.RWMutex
 	// rmw stripes serialise read-modify-write statements (LWT, counters).
 	rmw [4096]sync.Mutex
+	// steps stripes serialise the changes of a partition's split state
+	// (start, step, revert, finish); fences hold the clustering range a step
+	// is moving, which reads and writes wait for (invariant 2).
+	steps  [4096]sync.Mutex
+	fences [4096]atomic.Pointer[fence]
 
 	stats  *statsTable
 	policy PolicyFunc
@@ -99,14 +106,32 @@ func (l *Layer) LockPartitions(ps []backend.LogicalPartition) func() {
 }
 
 // Apply routes each mutation to the physical partitions that own its
-// rows and applies the batch atomically.
+// rows and applies the batch atomically. A write into the range a
+// migration step is moving waits until the step has committed and then
+// routes by the new state.
 func (l *Layer) Apply(ctx context.Context, b *backend.WriteBatch) error {
 	logical := make([]backend.LogicalPartition, len(b.Mutations))
 	for i := range b.Mutations {
 		logical[i] = b.Mutations[i].Partition.LogicalPartition
 	}
-	unlock := l.rlock(logical)
-	defer unlock()
+	for {
+		unlock := l.rlock(logical)
+		if f := l.blockingFence(b); f != nil {
+			unlock()
+			if err := f.wait(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		err := l.applyRouted(ctx, b)
+		unlock()
+		return err
+	}
+}
+
+// applyRouted applies b by the current split states; the caller holds the
+// routing stripes of b's partitions shared and has checked the fences.
+func (l *Layer) applyRouted(ctx context.Context, b *backend.WriteBatch) error {
 	now := time.Now()
 	for i := range b.Mutations {
 		l.stats.recordWrite(&b.Mutations[i], now)
@@ -130,6 +155,66 @@ func (l *Layer) Apply(ctx context.Context, b *backend.WriteBatch) error {
 		routed.Mutations = append(routed.Mutations, routeMutation(s, m)...)
 	}
 	return l.backend.Apply(ctx, &routed)
+}
+
+// fence marks the clustering range of a partition that a migration step is
+// moving. It is installed while the partition's routing stripe is held
+// exclusively (so no read or write is in flight) and removed after the
+// step's new state is published.
+type fence struct {
+	p     backend.LogicalPartition
+	slice backend.Slice
+	done  chan struct{}
+}
+
+func (f *fence) wait(ctx context.Context) error {
+	select {
+	case <-f.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (f *fence) covers(p backend.LogicalPartition) bool {
+	return p.Table == f.p.Table && p.Token == f.p.Token && bytes.Equal(p.Key, f.p.Key)
+}
+
+func (f *fence) overlaps(sl backend.Slice) bool { return !f.slice.Intersect(sl).IsEmpty() }
+
+// blocks says whether a mutation must wait for the step: it writes a row
+// or a range deletion inside the moving range, or deletes the partition.
+func (f *fence) blocks(m *backend.Mutation) bool {
+	if !f.covers(m.Partition.LogicalPartition) {
+		return false
+	}
+	if !m.PartitionDeletion.IsLive() {
+		return true
+	}
+	for _, rt := range m.RangeTombstones {
+		if f.overlaps(rt.Slice) {
+			return true
+		}
+	}
+	for _, r := range m.Rows {
+		if f.slice.Contains(r.Clustering) {
+			return true
+		}
+	}
+	return false
+}
+
+// blockingFence returns a fence one of b's mutations must wait for. The
+// fences are read before the split states, so a write that finds no fence
+// sees the state the last step published.
+func (l *Layer) blockingFence(b *backend.WriteBatch) *fence {
+	for i := range b.Mutations {
+		m := &b.Mutations[i]
+		if f := l.fences[l.stripe(m.Partition.LogicalPartition)].Load(); f != nil && f.blocks(m) {
+			return f
+		}
+	}
+	return nil
 }
 
 // routeMutation splits a logical mutation into physical ones (invariant
@@ -191,4 +276,13 @@ func (l *Layer) States() []*State {
 		out = append(out, s.clone())
 	}
 	return out
+}
+
+func (f *fence) overlapsAny(sls []backend.Slice) bool {
+	for _, sl := range sls {
+		if f.overlaps(sl) {
+			return true
+		}
+	}
+	return false
 }

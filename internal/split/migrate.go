@@ -37,8 +37,7 @@ func (l *Layer) mover() (backend.Mover, error) {
 // Start records a new migration for a logical partition (step 0: nothing
 // moved yet). It fails if one is already under way.
 func (l *Layer) Start(ctx context.Context, p Plan) (*State, error) {
-	unlock := l.lockExclusive(p.Partition)
-	defer unlock()
+	defer l.lockSteps(p.Partition)()
 	cur := l.reg.get(p.Partition)
 	var s *State
 	if cur == nil {
@@ -49,10 +48,15 @@ func (l *Layer) Start(ctx context.Context, p Plan) (*State, error) {
 		}
 		s = cur.clone()
 	}
-	rows, sum, err := l.checksum(ctx, s, nil)
+	// The size and checksum at the start, for the audit; writes go on
+	// while they are read (no migration can change the placement: the step
+	// stripe is held).
+	rows, sum, err := l.checksum(ctx, l.backend, s, nil)
 	if err != nil {
 		return nil, err
 	}
+	unlock := l.lockExclusive(p.Partition)
+	defer unlock()
 	for _, sh := range p.Target.AllShards() {
 		if sh >= s.NextShard {
 			s.NextShard = sh + 1
@@ -69,8 +73,15 @@ func (l *Layer) Start(ctx context.Context, p Plan) (*State, error) {
 	return s.clone(), nil
 }
 
+// lockSteps serialises the changes of one partition's split state.
+func (l *Layer) lockSteps(p backend.LogicalPartition) func() {
+	mu := &l.steps[l.stripe(p)]
+	mu.Lock()
+	return mu.Unlock
+}
+
 // lockExclusive holds a partition's routing lock exclusively: no read or
-// write of the partition can route while the map changes (invariant 2).
+// write of the partition is in flight while it is held (invariant 2).
 func (l *Layer) lockExclusive(p backend.LogicalPartition) func() {
 	s := l.stripe(p)
 	l.routing[s].Lock()
@@ -113,12 +124,13 @@ type StepResult struct {
 }
 
 // Step moves up to maxRows rows of a partition's migration, in one atomic
-// commit of the data and the advanced cursor (invariant 4). When the
+// commit of the data and the advanced cursor (invariant 4). Reads and
+// writes of the partition go on during the step, except those that touch
+// the range being moved: they wait for its commit (the fence). When the
 // cursor passes the end it verifies the partition and switches to the
 // target map.
 func (l *Layer) Step(ctx context.Context, p backend.LogicalPartition, maxRows int) (StepResult, error) {
-	unlock := l.lockExclusive(p)
-	defer unlock()
+	defer l.lockSteps(p)()
 	cur := l.reg.get(p)
 	if cur == nil || cur.Migration == nil {
 		return StepResult{Done: true}, nil
@@ -131,9 +143,6 @@ func (l *Layer) Step(ctx context.Context, p backend.LogicalPartition, maxRows in
 	if m.Complete {
 		// Everything has moved: verify and switch to the target map.
 		if err := l.finish(ctx, s); err != nil {
-			return StepResult{}, err
-		}
-		if err := l.persist(ctx, s, nil); err != nil {
 			return StepResult{}, err
 		}
 		l.historyOf(ctx, s, m, "finish", "auto")
@@ -152,23 +161,54 @@ func (l *Layer) Step(ctx context.Context, p backend.LogicalPartition, maxRows in
 	} else {
 		m.Cursor = next
 	}
-	if err := l.persist(ctx, s, move); err != nil {
+	if err := l.moveFenced(ctx, s, move); err != nil {
 		return StepResult{}, err
 	}
 	return StepResult{Rows: rows, Bytes: s.Migration.BytesMoved - before}, nil
 }
 
-// finish switches s to its target map, after checking that the move left
-// nothing behind: the partition read through the target map equals every
-// physical shard read together (verify, SPLITTING.md).
+// moveFenced commits one move and the state it leads to while reads and
+// writes of the moved range wait; the rest of the partition routes the
+// same way before and after the move, so its traffic goes on.
+func (l *Layer) moveFenced(ctx context.Context, s *State, move *backend.MoveCommand) error {
+	stripe := l.stripe(s.Partition)
+	f := &fence{p: s.Partition, slice: move.Slice, done: make(chan struct{})}
+	l.routing[stripe].Lock() // waits for the reads and writes in flight
+	l.fences[stripe].Store(f)
+	l.routing[stripe].Unlock()
+	defer func() {
+		l.fences[stripe].Store(nil)
+		close(f.done)
+	}()
+	return l.persist(ctx, s, move)
+}
+
+// finish switches s (whose data has all moved) to its target map, after
+// checking that the move left nothing behind: the partition read through
+// the target map equals every physical shard read together (verify,
+// SPLITTING.md). Both reads see one snapshot, taken while no write is in
+// flight, so traffic goes on during the verification; a backend without
+// snapshots is verified with the partition's traffic held.
 func (l *Layer) finish(ctx context.Context, s *State) error {
+	var from reader = l.backend
+	unlock := l.lockExclusive(s.Partition)
+	if sn, ok := l.backend.(backend.Snapshotter); ok {
+		snap, err := sn.Snapshot(ctx)
+		unlock()
+		if err != nil {
+			return err
+		}
+		defer snap.Close()
+		from, unlock = snap, func() {}
+	}
+	defer unlock()
 	m := s.Migration
 	after := &State{Partition: s.Partition, Current: m.Target, NextShard: s.NextShard, Epoch: s.Epoch + 1}
-	rows, sum, err := l.checksum(ctx, after, nil)
+	rows, sum, err := l.checksum(ctx, from, after, nil)
 	if err != nil {
 		return err
 	}
-	allRows, allSum, err := l.checksum(ctx, s, s.shards())
+	allRows, allSum, err := l.checksum(ctx, from, s, s.shards())
 	if err != nil {
 		return err
 	}
@@ -176,8 +216,10 @@ func (l *Layer) finish(ctx context.Context, s *State) error {
 		return fmt.Errorf("split: verification failed for %x: %d rows (%x) through the new map, %d (%x) in storage",
 			s.Partition.Key, rows, sum, allRows, allSum)
 	}
+	// Writes since the snapshot routed by the target map already (the
+	// migration is complete), so switching changes no placement.
 	s.Current, s.Migration, s.Epoch = m.Target, nil, s.Epoch+1
-	return nil
+	return l.persist(ctx, s, nil)
 }
 
 // stepBack moves the top chunk of the moved region back to the current
@@ -205,7 +247,7 @@ func (l *Layer) stepBack(ctx context.Context, s *State, maxRows int) (StepResult
 		s.Migration = nil
 		s.Epoch++
 	}
-	if err := l.persist(ctx, s, move); err != nil {
+	if err := l.moveFenced(ctx, s, move); err != nil {
 		return StepResult{}, err
 	}
 	return StepResult{Rows: rows, Done: done}, nil
@@ -214,6 +256,7 @@ func (l *Layer) stepBack(ctx context.Context, s *State, maxRows int) (StepResult
 // Revert turns a migration under way back: the cursor will move down and
 // return every moved row to the current map.
 func (l *Layer) Revert(ctx context.Context, p backend.LogicalPartition, who string) error {
+	defer l.lockSteps(p)()
 	unlock := l.lockExclusive(p)
 	defer unlock()
 	cur := l.reg.get(p)
@@ -234,7 +277,7 @@ func (l *Layer) Revert(ctx context.Context, p backend.LogicalPartition, who stri
 // maxRows rows still held by the current map (nil: the end of the key
 // space), and how many rows that is.
 func (l *Layer) chunkEnd(ctx context.Context, s *State, cursor []byte, maxRows int) ([]byte, int64, error) {
-	it, err := l.openShards(ctx, s.Current.AllShards(), s.Partition, backend.Slice{Start: cursor}, false)
+	it, err := l.openShards(ctx, l.backend, s.Current.AllShards(), s.Partition, backend.Slice{Start: cursor}, false)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -262,7 +305,7 @@ func (l *Layer) chunkEnd(ctx context.Context, s *State, cursor []byte, maxRows i
 
 // chunkStartBelow returns where a backward step ending at cursor starts.
 func (l *Layer) chunkStartBelow(ctx context.Context, s *State, cursor []byte, maxRows int) ([]byte, int64, error) {
-	it, err := l.openShards(ctx, s.Migration.Target.AllShards(), s.Partition, backend.Slice{End: cursor}, true)
+	it, err := l.openShards(ctx, l.backend, s.Migration.Target.AllShards(), s.Partition, backend.Slice{End: cursor}, true)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -288,10 +331,10 @@ func (l *Layer) chunkStartBelow(ctx context.Context, s *State, cursor []byte, ma
 // openShards merges the rows of several physical shards in one slice.
 // Storage hides fully deleted rows, so moves count only visible rows;
 // tombstones move with the key ranges they lie in.
-func (l *Layer) openShards(ctx context.Context, shards []backend.Shard, p backend.LogicalPartition, sl backend.Slice, reverse bool) (backend.RowIterator, error) {
+func (l *Layer) openShards(ctx context.Context, from reader, shards []backend.Shard, p backend.LogicalPartition, sl backend.Slice, reverse bool) (backend.RowIterator, error) {
 	var its []backend.RowIterator
 	for _, sh := range shards {
-		it, err := l.backend.Read(ctx, backend.ReadCommand{Partition: p.Physical(sh), Slices: []backend.Slice{sl},
+		it, err := from.Read(ctx, backend.ReadCommand{Partition: p.Physical(sh), Slices: []backend.Slice{sl},
 			Reverse: reverse, Now: time.Now().Unix()})
 		if err != nil {
 			for _, o := range its {
@@ -320,15 +363,15 @@ func (c *closeAll) Close() error {
 // checksum counts the live rows of a partition and hashes them (keys,
 // cells, timestamps): through s's maps, or, with shards given, every
 // shard's rows merged regardless of the maps.
-func (l *Layer) checksum(ctx context.Context, s *State, shards []backend.Shard) (int64, uint64, error) {
+func (l *Layer) checksum(ctx context.Context, from reader, s *State, shards []backend.Shard) (int64, uint64, error) {
 	var it backend.RowIterator
 	var err error
 	now := time.Now().Unix()
 	if shards == nil {
-		it, err = l.readSplit(ctx, s, backend.ReadCommand{Partition: s.Partition.Physical(backend.HomeShard),
+		it, err = l.readSplit(ctx, from, s, backend.ReadCommand{Partition: s.Partition.Physical(backend.HomeShard),
 			Slices: []backend.Slice{backend.FullSlice}, Static: true, Now: now})
 	} else {
-		it, err = l.openShards(ctx, shards, s.Partition, backend.FullSlice, false)
+		it, err = l.openShards(ctx, from, shards, s.Partition, backend.FullSlice, false)
 	}
 	if err != nil {
 		return 0, 0, err

@@ -16,20 +16,34 @@ import (
 func (l *Layer) Read(ctx context.Context, cmd backend.ReadCommand) (backend.RowIterator, error) {
 	p := cmd.Partition.LogicalPartition
 	start := time.Now()
-	unlock := l.rlock([]backend.LogicalPartition{p})
-	defer unlock()
-	var it backend.RowIterator
-	var err error
-	if s := l.reg.get(p); s == nil {
-		cmd.Partition.Shard = backend.HomeShard
-		it, err = l.backend.Read(ctx, cmd)
-	} else {
-		it, err = l.readSplit(ctx, s, cmd)
-	}
+	it, err := l.read(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
 	return &statsIter{RowIterator: it, l: l, p: p, start: start}, nil
+}
+
+// read opens the iterators of a logical read under the partition's routing
+// stripe, after any step moving a range the read overlaps has committed.
+func (l *Layer) read(ctx context.Context, cmd backend.ReadCommand) (backend.RowIterator, error) {
+	p := cmd.Partition.LogicalPartition
+	stripe := l.stripe(p)
+	for {
+		l.routing[stripe].RLock()
+		if f := l.fences[stripe].Load(); f != nil && f.covers(p) && f.overlapsAny(cmd.Slices) {
+			l.routing[stripe].RUnlock()
+			if err := f.wait(ctx); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		defer l.routing[stripe].RUnlock()
+		if s := l.reg.get(p); s != nil {
+			return l.readSplit(ctx, l.backend, s, cmd)
+		}
+		cmd.Partition.Shard = backend.HomeShard
+		return l.backend.Read(ctx, cmd)
+	}
 }
 
 // statsIter records a read in the partition statistics when it closes.
@@ -50,7 +64,12 @@ func (s *statsIter) Close() error {
 	return s.RowIterator.Close()
 }
 
-func (l *Layer) readSplit(ctx context.Context, s *State, cmd backend.ReadCommand) (backend.RowIterator, error) {
+// reader is what logical reads read from: the backend or a snapshot of it.
+type reader interface {
+	Read(ctx context.Context, cmd backend.ReadCommand) (backend.RowIterator, error)
+}
+
+func (l *Layer) readSplit(ctx context.Context, from reader, s *State, cmd backend.ReadCommand) (backend.RowIterator, error) {
 	p := cmd.Partition.LogicalPartition
 	var pieces []readPiece
 	for _, sl := range cmd.Slices {
@@ -66,7 +85,7 @@ func (l *Layer) readSplit(ctx context.Context, s *State, cmd backend.ReadCommand
 	open := func(sh backend.Shard, slices []backend.Slice, static bool) (backend.RowIterator, error) {
 		c := cmd
 		c.Partition, c.Slices, c.Static = p.Physical(sh), slices, static
-		r, err := l.backend.Read(ctx, c)
+		r, err := from.Read(ctx, c)
 		if err == nil {
 			it.all = append(it.all, r)
 		}

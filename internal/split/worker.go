@@ -47,6 +47,9 @@ func (l *Layer) stepAll(ctx context.Context, budget time.Duration) {
 		}
 		for time.Now().Before(deadline) && ctx.Err() == nil {
 			res, err := l.Step(ctx, s.Partition, chunk)
+			if err != nil && ctx.Err() != nil {
+				return // shutting down
+			}
 			if err != nil {
 				l.logf("split: step of partition %x paused for 10s: %v", s.Partition.Key, err)
 				metrics.stepErrors.Inc()

@@ -12,13 +12,33 @@ import (
 
 // Read implements backend.Backend.
 func (s *Store) Read(ctx context.Context, cmd backend.ReadCommand) (backend.RowIterator, error) {
+	return readFrom(ctx, s.db, cmd)
+}
+
+var _ backend.Snapshotter = (*Store)(nil)
+
+// Snapshot implements backend.Snapshotter.
+func (s *Store) Snapshot(context.Context) (backend.Snapshot, error) {
+	return snapshot{s.db.NewSnapshot()}, nil
+}
+
+type snapshot struct{ snap *pebble.Snapshot }
+
+func (v snapshot) Read(ctx context.Context, cmd backend.ReadCommand) (backend.RowIterator, error) {
+	return readFrom(ctx, v.snap, cmd)
+}
+
+func (v snapshot) Close() error { return v.snap.Close() }
+
+// readFrom reads one physical partition from the database or a snapshot.
+func readFrom(ctx context.Context, from pebble.Reader, cmd backend.ReadCommand) (backend.RowIterator, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	prefix := appendPhysical(nil, cmd.Partition)
 	lo := append(append([]byte(nil), prefix...), kindHeader)
 	hi := append(append([]byte(nil), prefix...), kindEnd)
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	it, err := from.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs every test of the repository on a fresh Debian 12 machine with Go,
+# Node.js 20 and npm: installs the Python driver (Debian's python3-cassandra)
+# when it is missing and the Node.js driver from test/drivers/node's
+# package-lock.json, then runs go vet and go test over the whole module. The
+# Python and Node.js suites run inside go test (test/e2e TestPythonDriver and
+# TestNodeDriver), each against an in-process node.
+#
+# Environment: GO_TEST_FLAGS adds flags to go test (for example -race or
+# -run); GO_TEST_TIMEOUT overrides the overall go test timeout (30m).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+if [[ -x /usr/local/go/bin/go ]] && ! command -v go >/dev/null; then
+	export PATH="/usr/local/go/bin:$PATH"
+fi
+
+step() { printf '\n==> %s\n' "$*"; }
+
+# as_root runs a command as root, through sudo only when not root already.
+as_root() {
+	if [[ $(id -u) -eq 0 ]]; then
+		"$@"
+	else
+		sudo "$@"
+	fi
+}
+
+if ! /usr/bin/python3 -c 'import cassandra' 2>/dev/null; then
+	step "installing python3-cassandra"
+	export DEBIAN_FRONTEND=noninteractive
+	as_root apt-get update -q
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-cassandra
+fi
+/usr/bin/python3 -c 'import cassandra; print("python3-cassandra", cassandra.__version__)'
+
+step "installing the Node.js driver (npm ci)"
+(cd test/drivers/node && npm ci --no-audit --no-fund)
+
+step "go vet ./..."
+go vet ./...
+
+step "go test ./..."
+# shellcheck disable=SC2086 # GO_TEST_FLAGS is a list of flags
+go test -timeout "${GO_TEST_TIMEOUT:-30m}" ${GO_TEST_FLAGS:-} ./...

@@ -1,0 +1,24 @@
+// Package e2e holds Partita's end-to-end suites; the package itself is empty
+// and everything lives in its tests (package e2e_test).
+//
+// The tests talk to a real node through real drivers, each with its default
+// settings:
+//   - gocql (github.com/gocql/gocql) against an in-process node, running the
+//     examples of the seed documents (the product's minimum acceptance set:
+//     their tables and queries as written), every scalar type, paging,
+//     schema metadata and events, errors and token routing;
+//   - the built binary, for durability: rows acknowledged before a kill -9
+//     are all there after a restart on the same directory, and a SIGTERM
+//     stops the node cleanly;
+//   - TestPythonDriver and TestNodeDriver, which start an in-process node and
+//     run the suites under test/drivers/python (Debian's python3-cassandra)
+//     and test/drivers/node (npm cassandra-driver) against it.
+//
+// Invariants:
+//  1. Every test works in keyspaces and tables of its own, so tests may run
+//     in any order against the shared node.
+//  2. A missing driver fails the runner, with the command that installs it;
+//     it is never a skip.
+//  3. Where Partita differs from Cassandra the test is written anyway and
+//     skipped with a message starting "BUG:".
+package e2e

@@ -1,0 +1,331 @@
+package e2e_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// splitCrashTrials is the number of kill -9s of TestSplitSurvivesKill9.
+const splitCrashTrials = 20
+
+var httpListening = regexp.MustCompile(`HTTP listening on ([0-9.]+:[0-9]+)`)
+
+// splitModel is what the clients of the hot partition know: the rows whose
+// insert or delete was acknowledged, and those whose outcome the kill left
+// unknown (the request was in flight).
+type splitModel struct {
+	mu        sync.Mutex
+	present   map[int64]string // acknowledged inserts not deleted since
+	deleted   map[int64]bool   // acknowledged deletes
+	uncertain map[int64]string // in flight at the kill: "" a delete, else the inserted value
+}
+
+func (m *splitModel) acked(ts int64, v string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v == "" {
+		delete(m.present, ts)
+		m.deleted[ts] = true
+	} else {
+		m.present[ts] = v
+		delete(m.deleted, ts)
+	}
+}
+
+func (m *splitModel) inFlight(ts int64, v string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.uncertain[ts] = v
+}
+
+// settle folds what a read after the restart shows into the model: each
+// in-flight write either happened or did not, and from now on it is known.
+func (m *splitModel) settle(got map[int64]string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for ts := range m.uncertain {
+		if v, ok := got[ts]; ok {
+			m.present[ts] = v
+			delete(m.deleted, ts)
+		} else {
+			delete(m.present, ts)
+			m.deleted[ts] = true
+		}
+	}
+	m.uncertain = map[int64]string{}
+}
+
+// check compares rows read from the server (in read order) with the model:
+// no acknowledged row lost, no deleted row back, no row twice, nothing that
+// no client wrote, and the clustering order kept.
+func (m *splitModel) check(t *testing.T, what string, order []int64, got map[int64]string, desc bool) {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(order) != len(got) {
+		t.Fatalf("%s: %d rows read but %d distinct: a row came back twice", what, len(order), len(got))
+	}
+	for i := 1; i < len(order); i++ {
+		if (order[i] > order[i-1]) == desc {
+			t.Fatalf("%s: rows out of order at %d: %d after %d", what, i, order[i], order[i-1])
+		}
+	}
+	for ts, v := range m.present {
+		if _, maybe := m.uncertain[ts]; maybe {
+			continue
+		}
+		if got[ts] != v {
+			t.Fatalf("%s: acknowledged row %d lost (read %q, want %q)", what, ts, got[ts], v)
+		}
+	}
+	for ts, v := range got {
+		if u, maybe := m.uncertain[ts]; maybe && (u == "" || u == v) {
+			continue
+		}
+		if m.deleted[ts] {
+			t.Fatalf("%s: row %d deleted (acknowledged) is back", what, ts)
+		}
+		if m.present[ts] != v {
+			t.Fatalf("%s: row %d = %q, which no client wrote", what, ts, v)
+		}
+	}
+}
+
+// readHot reads the hot partition, paged through its children.
+func readHot(t *testing.T, s *gocql.Session, desc bool) ([]int64, map[int64]string) {
+	t.Helper()
+	q := "SELECT ts, v FROM crash.events WHERE asset = 'hot'"
+	if desc {
+		q += " ORDER BY ts DESC"
+	}
+	iter := s.Query(q).PageSize(700).Iter()
+	var order []int64
+	got := map[int64]string{}
+	var ts int64
+	var v string
+	for iter.Scan(&ts, &v) {
+		order = append(order, ts)
+		got[ts] = v
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatalf("read the hot partition: %v", err)
+	}
+	return order, got
+}
+
+// verifyHot reads the partition both ways and by COUNT(*), against m.
+func verifyHot(t *testing.T, s *gocql.Session, m *splitModel, trial int) map[int64]string {
+	t.Helper()
+	order, got := readHot(t, s, false)
+	m.check(t, fmt.Sprintf("trial %d ascending", trial), order, got, false)
+	orderDesc, gotDesc := readHot(t, s, true)
+	m.check(t, fmt.Sprintf("trial %d descending", trial), orderDesc, gotDesc, true)
+	if len(orderDesc) != len(order) {
+		t.Fatalf("trial %d: %d rows ascending, %d descending", trial, len(order), len(orderDesc))
+	}
+	var n int64
+	if err := s.Query("SELECT COUNT(*) FROM crash.events WHERE asset = 'hot'").Scan(&n); err != nil || n != int64(len(order)) {
+		t.Fatalf("trial %d: COUNT(*) = %d (%v), read %d rows", trial, n, err, len(order))
+	}
+	return got
+}
+
+// splitAdmin sends an operator split command to the server's HTTP API.
+func splitAdmin(httpAddr, op, strategy string) error {
+	v := url.Values{"op": {op}, "keyspace": {"crash"}, "table": {"events"}, "key": {"'hot'"}, "strategy": {strategy}}
+	resp, err := http.Post("http://"+httpAddr+"/admin/split?"+v.Encode(), "text/plain", nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(body)))
+	}
+	return nil
+}
+
+// TestSplitSurvivesKill9 kills the server with SIGKILL 20 times at random
+// moments while clients write and delete rows of one hot partition and an
+// operator splits it by range, by hash and by roll-over, reverts and merges
+// it back, with data moving slowly so that kills land inside migrations.
+// After every restart the partition must hold every acknowledged write and
+// no deleted or duplicated row, in both directions and by COUNT(*); the
+// migration under way resumes (or its revert continues) by itself, and at
+// the end every migration finishes.
+func TestSplitSurvivesKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("20 kill -9 trials")
+	}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, seed))
+	dir := t.TempDir()
+	cfgPath := filepath.Join(t.TempDir(), "partita.yaml")
+	// Slow data movement (a 1000-row step about every 0.1 s), so that kills
+	// land inside migrations, yet some finish between kills.
+	if err := os.WriteFile(cfgPath, []byte("split_bytes_per_second: 512KiB\nsplit_max_partition_rows: 100000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := &splitModel{present: map[int64]string{}, deleted: map[int64]bool{}, uncertain: map[int64]string{}}
+	var next int64 // the next fresh clustering value; writers draw from it under m.mu
+	strategies := []string{"range", "hash", "rollover"}
+	ops, kills := map[string]int{}, 0
+	for trial := 0; trial <= splitCrashTrials; trial++ {
+		p := startPartita(t, dir, "--config", cfgPath, "--http-addr", "127.0.0.1:0")
+		var httpAddr string
+		if !waitFor(30*time.Second, func() bool {
+			mm := httpListening.FindStringSubmatch(p.logs.String())
+			if mm != nil {
+				httpAddr = mm[1]
+			}
+			return mm != nil
+		}) {
+			t.Fatalf("no HTTP listening line:\n%s", p.logs)
+		}
+		cluster := newCluster(p.host, p.port)
+		cluster.Timeout = 10 * time.Second
+		s, err := cluster.CreateSession()
+		if err != nil {
+			t.Fatalf("trial %d: connect: %v\n%s", trial, err, p.logs)
+		}
+		if trial == 0 {
+			mustExec(t, s, "CREATE KEYSPACE crash WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+			mustExec(t, s, "CREATE TABLE crash.events (asset text, ts bigint, v text, PRIMARY KEY (asset, ts))")
+		} else {
+			got := verifyHot(t, s, m, trial)
+			m.settle(got)
+		}
+		if trial == splitCrashTrials {
+			// The last restart: let the migration under way finish, then
+			// compare once more.
+			if !waitFor(120*time.Second, func() bool {
+				resp, err := http.Get("http://" + httpAddr + "/admin/splits")
+				if err != nil {
+					return false
+				}
+				defer resp.Body.Close()
+				body, _ := io.ReadAll(resp.Body)
+				return !regexp.MustCompile(`"State":"(moving|reverting|merging)"`).Match(body)
+			}) {
+				t.Fatalf("the migration under way did not finish after the last restart:\n%s", p.logs)
+			}
+			verifyHot(t, s, m, trial)
+			events := map[string]int{}
+			iter := s.Query("SELECT event FROM system_partita.split_history WHERE keyspace_name = 'crash' AND table_name = 'events'").Iter()
+			var ev string
+			for iter.Scan(&ev) {
+				events[ev]++
+			}
+			if err := iter.Close(); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("split history: %v", events)
+			if events["finish"] == 0 || events["revert"] == 0 {
+				t.Errorf("the trials finished %d migrations and reverted %d; both must happen", events["finish"], events["revert"])
+			}
+			s.Close()
+			break
+		}
+
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for w := 0; w < 4; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				r := rand.New(rand.NewPCG(seed+uint64(trial*10+w), 7))
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					m.mu.Lock()
+					var ts int64
+					v := fmt.Sprintf("t%d-w%d-%d", trial, w, r.IntN(1000))
+					switch {
+					case r.IntN(8) == 0 && len(m.present) > 0:
+						// Delete an acknowledged row (any one of them).
+						for k := range m.present {
+							ts = k
+							break
+						}
+						v = ""
+					case r.IntN(2) == 0:
+						ts = next // appended at the end
+						next++
+					default:
+						ts = -1 - r.Int64N(1<<40) // spread over the past
+					}
+					if _, busy := m.uncertain[ts]; busy {
+						m.mu.Unlock()
+						continue
+					}
+					m.uncertain[ts] = v // in flight
+					m.mu.Unlock()
+					var err error
+					if v == "" {
+						err = s.Query("DELETE FROM crash.events WHERE asset = 'hot' AND ts = ?", ts).Exec()
+					} else {
+						err = s.Query("INSERT INTO crash.events (asset, ts, v) VALUES ('hot', ?, ?)", ts, v).Exec()
+					}
+					if err != nil {
+						return // the server is gone: ts stays in flight
+					}
+					m.mu.Lock()
+					delete(m.uncertain, ts)
+					m.mu.Unlock()
+					m.acked(ts, v)
+				}
+			}(w)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, uint64(trial)))
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(time.Duration(100+r.IntN(900)) * time.Millisecond):
+				}
+				op := []string{"split", "split", "revert", "merge"}[r.IntN(4)]
+				strategy := strategies[r.IntN(len(strategies))]
+				if splitAdmin(httpAddr, op, strategy) == nil {
+					ops[op+" "+strategy]++
+				}
+			}
+		}()
+		time.Sleep(time.Duration(300+rng.IntN(1700)) * time.Millisecond)
+		var exitErr *exec.ExitError
+		if err := p.kill(t, syscall.SIGKILL); !errors.As(err, &exitErr) {
+			t.Fatalf("trial %d: after SIGKILL: %v", trial, err)
+		}
+		kills++
+		close(stop)
+		wg.Wait()
+		s.Close()
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t.Logf("%d kills; %d rows present, %d deleted; operator commands accepted: %v", kills, len(m.present), len(m.deleted), ops)
+	if ops["split range"]+ops["split hash"]+ops["split rollover"] == 0 {
+		t.Fatal("no split was ever started")
+	}
+}
