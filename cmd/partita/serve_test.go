@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -85,54 +84,7 @@ var (
 // line, checks /healthz and a CQL handshake, and stops it with SIGTERM,
 // expecting exit status 0.
 func TestServe(t *testing.T) {
-	bin := buildPartita(t)
-	cmd := exec.Command(bin, "serve", "--cql-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0",
-		"--data-dir", t.TempDir(), "--log-level", "debug")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-
-	logs := &lockedBuffer{}
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			logs.WriteString(sc.Text() + "\n")
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	var cqlAddr, httpAddr string
-	deadline := time.After(60 * time.Second)
-	for cqlAddr == "" {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				err := cmd.Wait()
-				if strings.Contains(logs.String(), "not built yet") {
-					t.Skipf("the engine cannot open yet (%v):\n%s", err, logs)
-				}
-				t.Fatalf("partita serve exited before listening (%v):\n%s", err, logs)
-			}
-			if m := httpLine.FindStringSubmatch(line); m != nil {
-				httpAddr = m[1]
-			}
-			if m := cqlLine.FindStringSubmatch(line); m != nil {
-				cqlAddr = m[1]
-			}
-		case <-deadline:
-			t.Fatalf("no listening line after 60 s:\n%s", logs)
-		}
-	}
-	go func() {
-		for range lines {
-		}
-	}()
+	cmd, cqlAddr, httpAddr, logs := startServe(t, "--log-level", "debug")
 
 	if httpAddr == "" {
 		t.Fatalf("no HTTP listening line before the CQL one:\n%s", logs)
@@ -154,6 +106,59 @@ func TestServe(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("partita serve still running 30 s after SIGTERM:\n%s", logs)
 	}
+}
+
+// startServe runs `partita serve` on free ports and a temporary data
+// directory (plus extra flags) and waits until it listens; the process is
+// killed when the test ends unless the test stopped it.
+func startServe(t *testing.T, extra ...string) (cmd *exec.Cmd, cqlAddr, httpAddr string, logs *lockedBuffer) {
+	t.Helper()
+	bin := buildPartita(t)
+	args := append([]string{"serve", "--cql-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0",
+		"--data-dir", t.TempDir()}, extra...)
+	cmd = exec.Command(bin, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+
+	logs = &lockedBuffer{}
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			logs.WriteString(sc.Text() + "\n")
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	deadline := time.After(60 * time.Second)
+	for cqlAddr == "" {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				err := cmd.Wait()
+				t.Fatalf("partita serve exited before listening (%v):\n%s", err, logs)
+			}
+			if m := httpLine.FindStringSubmatch(line); m != nil {
+				httpAddr = m[1]
+			}
+			if m := cqlLine.FindStringSubmatch(line); m != nil {
+				cqlAddr = m[1]
+			}
+		case <-deadline:
+			t.Fatalf("no listening line after 60 s:\n%s", logs)
+		}
+	}
+	go func() {
+		for range lines {
+		}
+	}()
+	return cmd, cqlAddr, httpAddr, logs
 }
 
 func checkHealthz(t *testing.T, addr string) {

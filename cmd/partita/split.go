@@ -95,10 +95,17 @@ func fetchSplits(httpAddr string) ([]systables.SplitInfo, error) {
 
 func printSplits(w io.Writer, splits []systables.SplitInfo) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TABLE\tPARTITION\tSTATE\tEPOCH\tSTRATEGY\tMOVED\tCHILDREN")
+	fmt.Fprintln(tw, "TABLE\tPARTITION\tSTATE\tEPOCH\tSTRATEGY\tMOVED\tSIZE\tCHILDREN")
 	for _, s := range splits {
-		fmt.Fprintf(tw, "%s.%s\t%s\t%s\t%d\t%s\t%d rows, %d bytes\t%s\n", s.Keyspace, s.Table, s.PartitionKey,
-			s.State, s.Epoch, s.Strategy, s.RowsMoved, s.BytesMoved, strings.Join(s.Children, "; "))
+		moved, size := "-", "not measured yet"
+		if s.State != "active" {
+			moved = fmt.Sprintf("%d rows, %d bytes", s.RowsMoved, s.BytesMoved)
+		}
+		if s.Rows >= 0 {
+			size = fmt.Sprintf("%d rows, %d bytes", s.Rows, s.Bytes)
+		}
+		fmt.Fprintf(tw, "%s.%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", s.Keyspace, s.Table, s.PartitionKey,
+			s.State, s.Epoch, s.Strategy, moved, size, strings.Join(s.Children, "; "))
 	}
 	tw.Flush()
 	if len(splits) == 0 {
