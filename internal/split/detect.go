@@ -104,8 +104,10 @@ func (l *Layer) evaluateOne(ctx context.Context, st PartitionStats, pol Policy, 
 	if cur != nil && cur.Migration != nil {
 		return nil, nil
 	}
-	// Cheap gate: only partitions that may be near a threshold are measured.
-	if cur == nil && !mayExceed(st, pol) {
+	// Cheap gates: only partitions that may be near a threshold are
+	// measured, and again only when they changed enough or a decision waits
+	// on them (measuring reads the whole partition).
+	if cur == nil && !mayExceed(st, pol) || !dueForMeasure(st, pol, now) {
 		return nil, nil
 	}
 	shards := []backend.Shard{backend.HomeShard}
@@ -115,9 +117,22 @@ func (l *Layer) evaluateOne(ctx context.Context, st PartitionStats, pol Policy, 
 	var worst measurement
 	var totalRows, totalBytes int64
 	for _, sh := range shards {
-		m, err := l.measure(ctx, st.Partition, sh, false)
-		if err != nil {
-			return nil, err
+		var m measurement
+		if cur == nil {
+			var err error
+			if m, err = l.measure(ctx, st.Partition, sh, false); err != nil {
+				return nil, err
+			}
+		} else if rows, bytes, ok := l.stats.cachedChild(st.Partition, cur.Epoch, sh); ok {
+			// Not written since its last measure: only the children that
+			// take writes are read again.
+			m = measurement{shard: sh, rows: rows, bytes: bytes}
+		} else {
+			var err error
+			if m, err = l.measure(ctx, st.Partition, sh, false); err != nil {
+				return nil, err
+			}
+			l.stats.recordChild(st.Partition, cur.Epoch, sh, m.rows, m.bytes)
 		}
 		totalRows += m.rows
 		totalBytes += m.bytes
@@ -138,6 +153,21 @@ func (l *Layer) evaluateOne(ctx context.Context, st PartitionStats, pol Policy, 
 			Reason: fmt.Sprintf("the partition shrank to %d rows, %d bytes", totalRows, totalBytes), Who: "auto"})
 	}
 	return nil, nil
+}
+
+// dueForMeasure: a partition measured before is measured again once 5% of
+// a threshold has been written since, or, if it changed or a split or merge
+// waits for its window, half a window after the last measure.
+func dueForMeasure(st PartitionStats, pol Policy, now time.Time) bool {
+	if st.MeasuredAt.IsZero() {
+		return true
+	}
+	if (pol.MaxRows > 0 && st.RowsWritten*20 >= pol.MaxRows) || (pol.MaxBytes > 0 && st.BytesWritten*20 >= pol.MaxBytes) {
+		return true
+	}
+	changed := st.LastWrite.After(st.MeasuredAt)
+	pending := !st.candidateSince.IsZero() || !st.mergeSince.IsZero()
+	return (changed || pending) && now.Sub(st.MeasuredAt) >= pol.Window/2
 }
 
 // mayExceed: the writes seen could have made the partition reach a limit.

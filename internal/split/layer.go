@@ -154,6 +154,7 @@ func (l *Layer) applyRouted(ctx context.Context, b *backend.WriteBatch) error {
 		}
 		routed.Mutations = append(routed.Mutations, routeMutation(s, m)...)
 	}
+	l.stats.recordChildWrites(routed.Mutations)
 	return l.backend.Apply(ctx, &routed)
 }
 

@@ -35,8 +35,16 @@ type PartitionStats struct {
 	descending        int64 // writes below every key seen
 	interior          int64
 	minKey, maxKey    []byte
-	writesAtMeasure   int64
-	appendsSinceSplit bool
+	// children caches the last exact measure of each physical partition
+	// of a split partition, for the placement of epoch; a child written
+	// since is dirty and measured again.
+	children map[backend.Shard]*childMeasure
+	epoch    uint64
+}
+
+type childMeasure struct {
+	rows, bytes int64
+	dirty       bool
 }
 
 // statsTable tracks partitions with a bounded number of entries: when full,
@@ -113,6 +121,48 @@ func (t *statsTable) recordWrite(m *backend.Mutation, now time.Time) {
 	}
 }
 
+// recordChildWrites marks the physical partitions a routed batch wrote as
+// changed since their last measure.
+func (t *statsTable) recordChildWrites(ms []backend.Mutation) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := range ms {
+		e, ok := t.entries[logicalKey(ms[i].Partition.LogicalPartition)]
+		if !ok || e.children == nil {
+			continue
+		}
+		if c := e.children[ms[i].Partition.Shard]; c != nil {
+			c.dirty = true
+		}
+	}
+}
+
+// cachedChild returns the last measure of a clean child of placement epoch.
+func (t *statsTable) cachedChild(p backend.LogicalPartition, epoch uint64, sh backend.Shard) (rows, bytes int64, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, found := t.entries[logicalKey(p)]
+	if !found || e.epoch != epoch || e.children == nil {
+		return 0, 0, false
+	}
+	c := e.children[sh]
+	if c == nil || c.dirty {
+		return 0, 0, false
+	}
+	return c.rows, c.bytes, true
+}
+
+// recordChild caches a child's exact measure for placement epoch.
+func (t *statsTable) recordChild(p backend.LogicalPartition, epoch uint64, sh backend.Shard, rows, bytes int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.entry(p)
+	if e.children == nil || e.epoch != epoch {
+		e.children, e.epoch = map[backend.Shard]*childMeasure{}, epoch
+	}
+	e.children[sh] = &childMeasure{rows: rows, bytes: bytes}
+}
+
 // recordRead notes one logical read.
 func (t *statsTable) recordRead(p backend.LogicalPartition, rows, bytes int64, d time.Duration) {
 	t.mu.Lock()
@@ -131,7 +181,7 @@ func (t *statsTable) snapshot() []PartitionStats {
 	out := make([]PartitionStats, 0, len(t.entries))
 	for _, e := range t.entries {
 		c := *e
-		c.minKey, c.maxKey = nil, nil
+		c.minKey, c.maxKey, c.children = nil, nil, nil
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -1,0 +1,99 @@
+package split
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/partita-db/partita/internal/backend"
+	"github.com/partita-db/partita/internal/storage"
+)
+
+// countingStore counts the reads of each physical partition.
+type countingStore struct {
+	*storage.Store
+	mu    sync.Mutex
+	reads map[backend.Shard]int
+}
+
+func (c *countingStore) Read(ctx context.Context, cmd backend.ReadCommand) (backend.RowIterator, error) {
+	c.mu.Lock()
+	c.reads[cmd.Partition.Shard]++
+	c.mu.Unlock()
+	return c.Store.Read(ctx, cmd)
+}
+
+func (c *countingStore) take() map[backend.Shard]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.reads
+	c.reads = map[backend.Shard]int{}
+	return out
+}
+
+// TestDetectorMeasuresOnlyWrittenChildren: once a split partition's
+// children are measured, the detector reads again only the children that
+// took writes since (measuring reads a whole child), and nothing at all
+// when nothing was written.
+func TestDetectorMeasuresOnlyWrittenChildren(t *testing.T) {
+	st, err := storage.Open(storage.Options{Dir: t.TempDir(), NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cs := &countingStore{Store: st, reads: map[backend.Shard]int{}}
+	ctx := context.Background()
+	l, err := New(ctx, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := Policy{Enabled: true, MaxRows: 100, MaxConcurrent: 1, Strategy: "range"}
+	l.SetPolicy(func(backend.TableID) Policy { return pol })
+	p := testPartition("p")
+	write := func(keys ...int) {
+		for _, k := range keys {
+			m := op{kind: 0, key: k, value: 1, ts: 1}.mutation(p)
+			if err := l.Apply(ctx, &backend.WriteBatch{Mutations: []backend.Mutation{m}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for k := 0; k < 200; k++ {
+		write(k)
+	}
+	if _, err := l.Force(ctx, p, "range", pol); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Finish(ctx, l.State(p), 50); err != nil {
+		t.Fatal(err)
+	}
+	s := l.State(p)
+	children := s.Current.AllShards()
+	if len(children) != 4 {
+		t.Fatalf("children %v, want 4 pieces of 50 rows", children)
+	}
+	write(10) // the first piece
+	cs.take()
+	now := time.Now()
+	if _, err := l.Evaluate(ctx, now); err != nil {
+		t.Fatal(err)
+	}
+	if got := cs.take(); len(got) != len(children) {
+		t.Fatalf("first evaluation read %v, want every child once", got)
+	}
+	if _, err := l.Evaluate(ctx, now.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if got := cs.take(); len(got) != 0 {
+		t.Fatalf("evaluation with no write read %v", got)
+	}
+	write(199) // the last piece
+	if _, err := l.Evaluate(ctx, now.Add(2*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	last := s.Current.ShardOf(ck(199))
+	if got := cs.take(); len(got) != 1 || got[last] != 1 {
+		t.Fatalf("after a write to shard %d the evaluation read %v", last, got)
+	}
+}
