@@ -25,16 +25,16 @@ type PartitionStats struct {
 	LastWrite  time.Time
 	// Measured: exact rows and estimated bytes of the largest physical
 	// partition, and of the whole logical partition, when last measured.
-	MeasuredAt        time.Time
-	Rows, Bytes       int64
-	MaxChildRows      int64
-	MaxChildBytes     int64
-	candidateSince    time.Time
-	mergeSince        time.Time
-	ascending         int64 // writes above every key seen
-	descending        int64 // writes below every key seen
-	interior          int64
-	minKey, maxKey    []byte
+	MeasuredAt     time.Time
+	Rows, Bytes    int64
+	MaxChildRows   int64
+	MaxChildBytes  int64
+	candidateSince time.Time
+	mergeSince     time.Time
+	ascending      int64 // writes above every key seen
+	descending     int64 // writes below every key seen
+	interior       int64
+	minKey, maxKey []byte
 	// children caches the last exact measure of each physical partition
 	// of a split partition, for the placement of epoch; a child written
 	// since is dirty and measured again.
