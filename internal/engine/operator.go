@@ -89,6 +89,16 @@ func (e *Engine) StepSplits(ctx context.Context, chunkRows int) error {
 	return nil
 }
 
+// MeasurePartition measures each physical partition of a logical one
+// exactly (it reads the whole partition).
+func (e *Engine) MeasurePartition(ctx context.Context, keyspace, table, key string) ([]split.ChildSize, error) {
+	p, err := e.ResolvePartition(keyspace, table, key)
+	if err != nil {
+		return nil, err
+	}
+	return e.split.MeasureChildren(ctx, p)
+}
+
 // EvaluateSplits runs the split detector once.
 func (e *Engine) EvaluateSplits(ctx context.Context) ([]*split.State, error) {
 	return e.split.Evaluate(ctx, timeNow())

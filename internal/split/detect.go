@@ -215,3 +215,27 @@ func (l *Layer) updateMeasure(p backend.LogicalPartition, now time.Time, rows, b
 	e.RowsWritten, e.BytesWritten = 0, 0
 	return *e
 }
+
+// ChildSize is the exact size of one physical partition of a logical one.
+type ChildSize struct {
+	Shard       backend.Shard
+	Rows, Bytes int64
+}
+
+// MeasureChildren measures every physical partition that may hold data of
+// p exactly (operators and tests; it reads the whole partition).
+func (l *Layer) MeasureChildren(ctx context.Context, p backend.LogicalPartition) ([]ChildSize, error) {
+	shards := []backend.Shard{backend.HomeShard}
+	if s := l.reg.get(p); s != nil {
+		shards = s.shards()
+	}
+	out := make([]ChildSize, 0, len(shards))
+	for _, sh := range shards {
+		m, err := l.measure(ctx, p, sh, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ChildSize{Shard: sh, Rows: m.rows, Bytes: m.bytes})
+	}
+	return out, nil
+}

@@ -28,8 +28,11 @@ func (l *Layer) planSplit(ctx context.Context, p backend.LogicalPartition, cur *
 	}
 	strategy := pol.Strategy
 	if strategy == "auto" || strategy == "" {
+		// Roll-over only for the piece at the growing end of an append-only
+		// partition: an older piece that late writes pushed over the limit
+		// is cut in halves, not into a full piece and a sliver.
 		strategy = "range"
-		if l.appendOnly(p) {
+		if l.appendOnly(p) && atGrowingEnd(current, shard, l.appendDirection(p)) {
 			strategy = "rollover"
 		}
 	}
@@ -57,15 +60,28 @@ func (l *Layer) planSplit(ctx context.Context, p backend.LogicalPartition, cur *
 	return l.Start(ctx, Plan{Partition: p, Target: target, Purpose: "split", Strategy: strategy, Reason: reason, Who: who})
 }
 
+// atGrowingEnd reports whether shard holds the piece at the end where an
+// append-only partition grows: the last piece for ascending appends, the
+// first for descending ones.
+func atGrowingEnd(m Map, shard backend.Shard, ascending bool) bool {
+	if m.Kind != RangeMap || len(m.Pieces) == 0 {
+		return false
+	}
+	if ascending {
+		return m.Pieces[len(m.Pieces)-1].Shard == shard
+	}
+	return m.Pieces[0].Shard == shard
+}
+
 // rangeCuts chooses where to cut a physical partition's keys. Random
 // writes get pieces half full (room to grow on both sides); append-only
-// writes get full pieces and the piece at the growing end takes the new
-// rows, so only the rows past the limit move (the roll-over case).
+// writes get pieces three quarters full (room for late arrivals) and the
+// piece at the growing end takes the new rows (the roll-over case).
 func rangeCuts(keys [][]byte, maxRows int64, appendOnly, ascending bool) [][]byte {
 	n := int64(len(keys))
 	size := max(maxRows/2, 1)
 	if appendOnly {
-		size = max(maxRows, 1)
+		size = max(maxRows*3/4, 1)
 	}
 	var cuts [][]byte
 	if !appendOnly {

@@ -41,7 +41,11 @@ type scanIter struct {
 	skipping []byte // logical key whose physical rows are skipped
 	first    bool
 	err      error
+	// stats: what the logical readers read, minus the physical rows of
+	// split partitions the scan met before skipping them.
+	logicalStats, skipped backend.ReadStats
 }
+
 
 func (s *scanIter) Next() bool {
 	for {
@@ -53,15 +57,16 @@ func (s *scanIter) Next() bool {
 				s.err = err
 				return false
 			}
-			s.logical.Close()
-			s.logical = nil
+			s.closeLogical()
 		}
+		before := s.it.Stats()
 		if !s.it.Next() {
 			s.err = s.it.Err()
 			return false
 		}
 		p := s.it.Partition()
 		if s.skipping != nil && bytes.Equal(p.Key, s.skipping) {
+			s.skipped = addStats(s.skipped, subStats(s.it.Stats(), before))
 			s.it.SkipPartition()
 			continue
 		}
@@ -72,6 +77,8 @@ func (s *scanIter) Next() bool {
 			return true
 		}
 		// A split partition: read it logically, then skip its shards.
+		after := s.it.Stats()
+		s.skipped = addStats(s.skipped, subStats(after, before))
 		s.skipping = append([]byte(nil), p.Key...)
 		s.it.SkipPartition()
 		if err := s.openLogical(lp); err != nil {
@@ -111,14 +118,33 @@ func (s *scanIter) Partition() backend.PhysicalPartition {
 
 func (s *scanIter) SkipPartition() {
 	if s.logical != nil {
-		s.logical.Close()
-		s.logical = nil
+		s.closeLogical()
 		return
 	}
 	s.it.SkipPartition()
 }
 
-func (s *scanIter) Stats() backend.ReadStats { return s.it.Stats() }
+func (s *scanIter) closeLogical() {
+	s.logicalStats = addStats(s.logicalStats, s.logical.Stats())
+	s.logical.Close()
+	s.logical = nil
+}
+
+func (s *scanIter) Stats() backend.ReadStats {
+	st := addStats(subStats(s.it.Stats(), s.skipped), s.logicalStats)
+	if s.logical != nil {
+		st = addStats(st, s.logical.Stats())
+	}
+	return st
+}
+
+func addStats(a, b backend.ReadStats) backend.ReadStats {
+	return backend.ReadStats{LiveRows: a.LiveRows + b.LiveRows, Tombstones: a.Tombstones + b.Tombstones, Bytes: a.Bytes + b.Bytes}
+}
+
+func subStats(a, b backend.ReadStats) backend.ReadStats {
+	return backend.ReadStats{LiveRows: a.LiveRows - b.LiveRows, Tombstones: a.Tombstones - b.Tombstones, Bytes: a.Bytes - b.Bytes}
+}
 func (s *scanIter) Err() error               { return s.err }
 
 func (s *scanIter) Close() error {
