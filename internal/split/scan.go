@@ -46,7 +46,6 @@ type scanIter struct {
 	logicalStats, skipped backend.ReadStats
 }
 
-
 func (s *scanIter) Next() bool {
 	for {
 		if s.logical != nil {
@@ -145,7 +144,7 @@ func addStats(a, b backend.ReadStats) backend.ReadStats {
 func subStats(a, b backend.ReadStats) backend.ReadStats {
 	return backend.ReadStats{LiveRows: a.LiveRows - b.LiveRows, Tombstones: a.Tombstones - b.Tombstones, Bytes: a.Bytes - b.Bytes}
 }
-func (s *scanIter) Err() error               { return s.err }
+func (s *scanIter) Err() error { return s.err }
 
 func (s *scanIter) Close() error {
 	if s.logical != nil {
