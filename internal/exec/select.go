@@ -157,8 +157,10 @@ func (r *selectRun) finish(req *Request) (*Rows, error) {
 			r.scanned, returned, r.p.Table.QualifiedName()))
 	}
 	if r.x.limits.TombstoneWarn > 0 && r.tombstones > int64(r.x.limits.TombstoneWarn) {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("Read %d live rows and %d tombstone cells for query %s (see tombstone_warn_threshold)",
-			r.liveRows, r.tombstones, r.describe()))
+		// Cassandra names the token of the partition read last
+		// (ReadCommand's metrics recording, onClose).
+		res.Warnings = append(res.Warnings, fmt.Sprintf("Read %d live rows and %d tombstone cells for query %s; token %s (see tombstone_warn_threshold)",
+			r.liveRows, r.tombstones, r.describe(), token.Of(r.pkKey)))
 	}
 	return res, nil
 }
