@@ -285,6 +285,9 @@ func (w *writeContext) addElements(row *backend.Row, col *catalog.Column, v []by
 			return err
 		}
 		for _, el := range elems {
+			if len(el) > maxElementKey {
+				return cqlerr.Invalidf("Set value is too long. Set values are limited to %d bytes but %d bytes value provided", maxElementKey, len(el))
+			}
 			row.Cells = append(row.Cells, attrs.cell(col.ID, elementPath(col.Type.Elems[0], el), []byte{}, w.now))
 		}
 	case types.KindMap:
@@ -293,6 +296,9 @@ func (w *writeContext) addElements(row *backend.Row, col *catalog.Column, v []by
 			return err
 		}
 		for i := range keys {
+			if len(keys[i]) > maxElementKey {
+				return cqlerr.Invalidf("Map key is too long. Map keys are limited to %d bytes but %d bytes keys provided", maxElementKey, len(keys[i]))
+			}
 			row.Cells = append(row.Cells, attrs.cell(col.ID, elementPath(col.Type.Elems[0], keys[i]), vals[i], w.now))
 		}
 	case types.KindUDT:
@@ -311,6 +317,11 @@ func (w *writeContext) addElements(row *backend.Row, col *catalog.Column, v []by
 	}
 	return nil
 }
+
+// maxElementKey bounds a set element or map key of a non-frozen collection,
+// which Cassandra stores as a cell path with a 2-byte length (Sets.java,
+// Maps.java: FBUtilities.MAX_UNSIGNED_SHORT).
+const maxElementKey = 65535
 
 // fieldPath is the cell path of a non-frozen UDT field.
 func fieldPath(i int) []byte { return binary.BigEndian.AppendUint16(nil, uint16(i)) }
