@@ -34,7 +34,10 @@ type Layer struct {
 	// active counts migrations under way (for Policy.MaxConcurrent).
 	mu     sync.Mutex
 	paused map[string]time.Time
-	log    Logger
+	// pauseAfterError is how long a migration whose step failed waits
+	// before it is tried again.
+	pauseAfterError time.Duration
+	log             Logger
 }
 
 // Logger receives the layer's operational messages.
@@ -45,7 +48,8 @@ type Logger interface {
 // New returns the layer over b, loading the split states b holds.
 func New(ctx context.Context, b backend.Backend) (*Layer, error) {
 	l := &Layer{backend: b, seed: maphash.MakeSeed(), stats: newStatsTable(100_000), paused: map[string]time.Time{},
-		policy: func(backend.TableID) Policy { return Policy{} }}
+		pauseAfterError: 10 * time.Second,
+		policy:          func(backend.TableID) Policy { return Policy{} }}
 	if err := l.reg.load(ctx, b); err != nil {
 		return nil, err
 	}

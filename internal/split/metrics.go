@@ -7,6 +7,7 @@ import "github.com/prometheus/client_golang/prometheus"
 var metrics = struct {
 	started, finished, reverted prometheus.Counter
 	stepErrors                  prometheus.Counter
+	paused                      prometheus.Gauge
 	rowsMoved, bytesMoved       prometheus.Counter
 	fanOut                      prometheus.Histogram
 }{
@@ -14,6 +15,7 @@ var metrics = struct {
 	finished:   prometheus.NewCounter(prometheus.CounterOpts{Name: "partita_split_finished_total", Help: "Migrations finished."}),
 	reverted:   prometheus.NewCounter(prometheus.CounterOpts{Name: "partita_split_reverted_total", Help: "Migrations reverted."}),
 	stepErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "partita_split_step_errors_total", Help: "Migration steps that failed and paused their migration."}),
+	paused:     prometheus.NewGauge(prometheus.GaugeOpts{Name: "partita_split_migrations_paused", Help: "Migrations paused after a failed step (a full disk, say), waiting to retry."}),
 	rowsMoved:  prometheus.NewCounter(prometheus.CounterOpts{Name: "partita_split_rows_moved_total", Help: "Rows moved between physical partitions."}),
 	bytesMoved: prometheus.NewCounter(prometheus.CounterOpts{Name: "partita_split_bytes_moved_total", Help: "Bytes moved between physical partitions."}),
 	fanOut: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "partita_split_read_fanout",
@@ -23,5 +25,5 @@ var metrics = struct {
 // Collectors returns the split layer's metrics.
 func Collectors() []prometheus.Collector {
 	return []prometheus.Collector{metrics.started, metrics.finished, metrics.reverted, metrics.stepErrors,
-		metrics.rowsMoved, metrics.bytesMoved, metrics.fanOut}
+		metrics.paused, metrics.rowsMoved, metrics.bytesMoved, metrics.fanOut}
 }

@@ -28,6 +28,7 @@ func (l *Layer) Run(ctx context.Context, tick time.Duration) {
 
 // stepAll advances each migration under way for about one tick.
 func (l *Layer) stepAll(ctx context.Context, budget time.Duration) {
+	defer l.countPaused()
 	deadline := time.Now().Add(budget)
 	for _, s := range l.reg.all() {
 		if s.Migration == nil || ctx.Err() != nil {
@@ -51,10 +52,11 @@ func (l *Layer) stepAll(ctx context.Context, budget time.Duration) {
 				return // shutting down
 			}
 			if err != nil {
-				l.logf("split: step of partition %x paused for 10s: %v", s.Partition.Key, err)
+				l.logf("split: %s of partition %x paused for %v after a failed step (reads and writes go on): %v",
+					s.Migration.Purpose, s.Partition.Key, l.pauseAfterError, err)
 				metrics.stepErrors.Inc()
 				l.mu.Lock()
-				l.paused[key] = time.Now().Add(10 * time.Second)
+				l.paused[key] = time.Now().Add(l.pauseAfterError)
 				l.mu.Unlock()
 				break
 			}
@@ -73,6 +75,21 @@ func (l *Layer) stepAll(ctx context.Context, budget time.Duration) {
 			}
 		}
 	}
+}
+
+// countPaused publishes the number of migrations waiting after an error.
+func (l *Layer) countPaused() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, now := 0, time.Now()
+	for key, until := range l.paused {
+		if now.Before(until) {
+			n++
+		} else {
+			delete(l.paused, key)
+		}
+	}
+	metrics.paused.Set(float64(n))
 }
 
 // Finish runs a partition's migration to its end (used by operators and
