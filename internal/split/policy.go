@@ -37,7 +37,7 @@ type Policy struct {
 func DefaultPolicy() Policy {
 	return Policy{
 		Enabled: true, MaxRows: 100_000, MaxBytes: 100 << 20, MergeFraction: 0.25,
-		Window: 10 * time.Second, MaxConcurrent: 2, ChunkRows: 1000, BytesPerSecond: 32 << 20,
+		Window: 10 * time.Second, MaxConcurrent: 2, ChunkRows: 1000, BytesPerSecond: 4 << 20,
 		Strategy: "auto", HashSegments: 8,
 	}
 }
