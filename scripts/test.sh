@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the repository on a fresh Debian 12 machine with Go,
 # Node.js 20 and npm: installs the Python driver (Debian's python3-cassandra)
-# when it is missing and the Node.js driver from test/drivers/node's
+# and PostgreSQL 15 (the benchmark harness's peer, used by its smoke test)
+# when they are missing and the Node.js driver from test/drivers/node's
 # package-lock.json, then runs go vet and go test over the whole module. The
 # Python and Node.js suites run inside go test (test/e2e TestPythonDriver and
 # TestNodeDriver), each against an in-process node.
@@ -27,11 +28,14 @@ as_root() {
 	fi
 }
 
-if ! /usr/bin/python3 -c 'import cassandra' 2>/dev/null; then
-	step "installing python3-cassandra"
+missing=()
+/usr/bin/python3 -c 'import cassandra' 2>/dev/null || missing+=(python3-cassandra)
+[[ -x /usr/lib/postgresql/15/bin/postgres ]] || missing+=(postgresql-15)
+if ((${#missing[@]} > 0)); then
+	step "installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	as_root apt-get update -q
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-cassandra
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
 fi
 /usr/bin/python3 -c 'import cassandra; print("python3-cassandra", cassandra.__version__)'
 

@@ -13,6 +13,7 @@ func newRootCmd() *cobra.Command {
 	}
 	root.AddCommand(
 		newServeCmd(),
+		newBenchCmd(),
 		newSplitCmd(),
 		newVersionCmd(),
 	)

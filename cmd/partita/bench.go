@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/partita-db/partita/internal/bench"
+)
+
+func newBenchCmd() *cobra.Command {
+	var (
+		o        bench.Options
+		workload string
+		pebble   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Benchmark Partita through gocql, side by side with PostgreSQL and raw Pebble",
+		Long: `Runs the seed documents' workloads against Partita through gocql (prepared
+statements, --concurrency requests in flight) and reports throughput and HDR
+latency percentiles. The same requests run against a throwaway PostgreSQL
+cluster (--peer postgres, the default when PostgreSQL 15 is installed) and,
+with --pebble-floor, the same rows as raw Pebble batches; every figure is also
+printed as a ratio Partita ÷ peer. The summary goes to stdout, progress to
+stderr, results.json and charts to --out.
+
+The exit code is 0 whenever the harness ran, whether or not targets were met;
+it is non-zero when the harness or a workload failed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, w := range strings.Split(workload, ",") {
+				o.Workloads = append(o.Workloads, strings.TrimSpace(w))
+			}
+			o.PebbleFloor = pebble
+			o.Log = cmd.ErrOrStderr()
+			if isTerminal(cmd.ErrOrStderr()) {
+				o.Progress = cmd.ErrOrStderr() // bars would only clutter a log file
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			rep, err := bench.Run(ctx, o)
+			if rep != nil {
+				if werr := rep.WriteSummary(cmd.OutOrStdout()); werr != nil && err == nil {
+					err = werr
+				}
+				if o.OutDir != "" && err == nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "results and charts in %s\n", o.OutDir)
+				}
+			}
+			if err != nil {
+				return err
+			}
+			if rep.Failed() {
+				return fmt.Errorf("a workload failed; see the summary")
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&workload, "workload", "all", "comma-separated: "+strings.Join(bench.Workloads, ", ")+", or all")
+	fl.BoolVar(&o.Quick, "quick", false, "small sizes: a smoke test of the harness (well under 5 minutes)")
+	fl.StringVar(&o.CQLAddr, "cql-addr", "", "host:port of a running server (default: start one in-process on a free port)")
+	fl.IntVar(&o.Connections, "connections", 2, "driver connections to the server")
+	fl.IntVar(&o.Concurrency, "concurrency", 32, "requests in flight, for every system")
+	fl.DurationVar(&o.Duration, "duration", 0, "how long each read step runs (default 10s, quick 2s)")
+	fl.IntVar(&o.Rows, "rows", 0, "rows each ingest workload writes (default 200000, quick 10000)")
+	fl.IntVar(&o.WideRows, "wide-rows", 0, "rows the wide workload grows its partition to (default 5000000, quick 20000)")
+	fl.IntVar(&o.TombstoneRows, "tombstone-rows", 0, "range-deleted rows in front of the tombstones slice (default 1000000, quick 20000)")
+	fl.StringVar(&o.OutDir, "out", "bench-results", "directory for results.json and the charts (empty: none)")
+	fl.StringVar(&o.Peer, "peer", "", "postgres or none (default: postgres when PostgreSQL's initdb and postgres are in --postgres-bin)")
+	fl.StringVar(&o.PostgresBin, "postgres-bin", bench.DefaultPostgresBin, "directory of PostgreSQL's initdb and postgres")
+	fl.BoolVar(&pebble, "pebble-floor", false, "also write every ingest step's rows as raw Pebble batches (Sync), the floor")
+	fl.StringVar(&o.CPUProfileDir, "cpuprofile", "", "directory for one CPU profile per Partita step (in-process server and driver)")
+	return cmd
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

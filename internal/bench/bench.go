@@ -1,0 +1,251 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Run runs the workloads of o and returns the report. It returns an error
+// only when the harness cannot run (a server or peer that does not start,
+// an output it cannot write); a workload that fails is recorded in the
+// report (Report.Failed), and missed targets are only reported.
+func Run(ctx context.Context, o Options) (rep *Report, err error) {
+	peerAuto := o.Peer == ""
+	if o, err = o.Resolve(); err != nil {
+		return nil, err
+	}
+	started := time.Now()
+	rep = &Report{Started: started.UTC(), Machine: machine(), Settings: settingsOf(o)}
+	env, err := openSystems(ctx, o, peerAuto, rep)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, env.close()) }()
+	r := &runner{opts: o, inProcess: env.node != nil}
+	var probe string
+	for _, name := range o.Workloads {
+		w, err := buildWorkload(name, o)
+		if err != nil {
+			return nil, err
+		}
+		if probe == "" {
+			probe = w.probe
+		}
+		rep.Workloads = append(rep.Workloads, runWorkload(ctx, r, w, env.systems))
+		if ctx.Err() != nil {
+			return rep, ctx.Err()
+		}
+	}
+	rep.IngestPeakRSS = ingestPeakRSS(rep)
+	switch {
+	case env.node == nil:
+		rep.Notes = append(rep.Notes, "the server is external (--cql-addr): restart time and RSS are not measured")
+	case probe != "":
+		fmt.Fprintln(o.Log, "restarting the in-process server")
+		n, restart, err := restartNode(ctx, env.node, probe, o.Connections)
+		env.node = n
+		if err != nil {
+			rep.RestartError = err.Error()
+		} else {
+			rep.Restart = &restart
+		}
+	}
+	rep.computeRatios()
+	rep.computeTargets()
+	rep.Seconds = time.Since(started).Seconds()
+	if o.OutDir != "" {
+		if err := writeOutputs(rep, o.OutDir); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+func settingsOf(o Options) Settings {
+	server := "in-process"
+	if o.CQLAddr != "" {
+		server = o.CQLAddr
+	}
+	return Settings{Workloads: o.Workloads, Quick: o.Quick, Server: server, Connections: o.Connections,
+		Concurrency: o.Concurrency, ReadSeconds: o.Duration.Seconds(), Rows: o.Rows, WideRows: o.WideRows,
+		TombstoneRows: o.TombstoneRows, Peer: o.Peer, PebbleFloor: o.PebbleFloor}
+}
+
+func writeOutputs(rep *Report, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := rep.WriteJSON(dir); err != nil {
+		return fmt.Errorf("write results: %w", err)
+	}
+	if _, err := rep.WriteCharts(dir); err != nil {
+		return fmt.Errorf("draw charts: %w", err)
+	}
+	return nil
+}
+
+// environment holds the systems under test and what runs them.
+type environment struct {
+	node    *node // nil when the server is external
+	dataDir string
+	pg      *pgCluster
+	systems []system
+}
+
+// openSystems starts the in-process server (unless o.CQLAddr is set), the
+// PostgreSQL cluster and the Pebble floor as o asks. A PostgreSQL peer that
+// was only chosen by default and fails to start is left out with a note.
+func openSystems(ctx context.Context, o Options, peerAuto bool, rep *Report) (env *environment, err error) {
+	env = &environment{}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, env.close())
+		}
+	}()
+	addr := o.CQLAddr
+	if addr == "" {
+		if env.dataDir, err = os.MkdirTemp("", "partita-bench-data"); err != nil {
+			return env, err
+		}
+		if env.node, err = startNode(ctx, env.dataDir, 0); err != nil {
+			return env, fmt.Errorf("start Partita: %w", err)
+		}
+		addr = env.node.addr
+	}
+	p, err := newPartitaSystem(ctx, addr, o.Connections)
+	if err != nil {
+		return env, err
+	}
+	env.systems = append(env.systems, p)
+	if o.Peer == PeerPostgres {
+		if err := env.openPostgres(ctx, o); err != nil {
+			if !peerAuto {
+				return env, err
+			}
+			rep.Notes = append(rep.Notes, "PostgreSQL peer left out: "+err.Error())
+			rep.Settings.Peer = PeerNone
+		}
+	}
+	if o.PebbleFloor {
+		pb, err := newPebbleSystem()
+		if err != nil {
+			return env, fmt.Errorf("pebble floor: %w", err)
+		}
+		env.systems = append(env.systems, pb)
+	}
+	return env, nil
+}
+
+func (env *environment) openPostgres(ctx context.Context, o Options) error {
+	pg, err := startPostgres(ctx, o.PostgresBin, o.Concurrency)
+	if err != nil {
+		return fmt.Errorf("start PostgreSQL: %w", err)
+	}
+	env.pg = pg
+	sys, err := newPGSystem(ctx, pg.connString(), o.Concurrency)
+	if err != nil {
+		return fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	env.systems = append(env.systems, sys)
+	return nil
+}
+
+func (env *environment) close() error {
+	var errs []error
+	for _, s := range env.systems {
+		errs = append(errs, s.close())
+	}
+	env.systems = nil
+	if env.pg != nil {
+		errs = append(errs, env.pg.stop())
+		env.pg = nil
+	}
+	if env.node != nil {
+		errs = append(errs, env.node.stop())
+		env.node = nil
+	}
+	if env.dataDir != "" {
+		errs = append(errs, os.RemoveAll(env.dataDir))
+		env.dataDir = ""
+	}
+	return errors.Join(errs...)
+}
+
+// runWorkload runs every step of w on each system in turn. A system that
+// fails a step stops there; the others still run.
+func runWorkload(ctx context.Context, r *runner, w *workload, systems []system) *WorkloadResult {
+	wr := &WorkloadResult{Name: w.name, Description: w.description}
+	steps := make(map[string]*StepResult)
+	for _, st := range w.steps {
+		sr := &StepResult{Name: st.name, Kind: stepKind(st), Width: st.width}
+		steps[st.name] = sr
+		wr.Steps = append(wr.Steps, sr)
+	}
+	for _, sys := range systems {
+		if sys.name() == SystemPebble && !hasIngest(w) {
+			continue
+		}
+		if err := sys.createTables(ctx, w.tables); err != nil {
+			wr.Errors = append(wr.Errors, fmt.Sprintf("%s: %v", sys.name(), err))
+			continue
+		}
+		for _, st := range w.steps {
+			if sys.name() == SystemPebble && !st.ingest {
+				continue
+			}
+			res := r.runStep(ctx, w.name, sys, st)
+			steps[st.name].Results = append(steps[st.name].Results, &res)
+			if res.Error != "" {
+				wr.Errors = append(wr.Errors, fmt.Sprintf("%s, step %s: %s", sys.name(), st.name, res.Error))
+				break
+			}
+			if ctx.Err() != nil {
+				return wr
+			}
+			if a, ok := sys.(analyzer); ok && st.stmt.kind != kindRead && st.build == nil {
+				if err := a.analyze(ctx, w.tables); err != nil {
+					wr.Errors = append(wr.Errors, fmt.Sprintf("%s: %v", sys.name(), err))
+					break
+				}
+			}
+		}
+	}
+	return wr
+}
+
+func hasIngest(w *workload) bool {
+	for _, st := range w.steps {
+		if st.ingest {
+			return true
+		}
+	}
+	return false
+}
+
+func stepKind(st *step) string {
+	switch {
+	case st.build != nil:
+		return "cas"
+	case st.stmt.kind == kindRead:
+		return "read"
+	case st.stmt.kind == kindDelete:
+		return "delete"
+	}
+	return "write"
+}
+
+// ingestPeakRSS is the largest RSS sampled during a Partita ingest step.
+func ingestPeakRSS(rep *Report) int64 {
+	var peak int64
+	for _, w := range rep.Workloads {
+		for _, s := range w.Steps {
+			if r := s.result(SystemPartita); r != nil {
+				peak = max(peak, r.PeakRSS)
+			}
+		}
+	}
+	return peak
+}

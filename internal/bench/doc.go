@@ -1,0 +1,35 @@
+// Package bench is the benchmark harness behind `partita bench`: it drives
+// Partita through a real driver (gocql, prepared statements, a fixed number
+// of requests in flight) with the workloads of the seed documents, runs the
+// same requests against PostgreSQL (through pgx) and, for writes, against raw
+// Pebble, and reports throughput, HDR latency percentiles and the ratios
+// between them as a table, JSON and charts.
+//
+// The numbers of one run are only comparable with each other: the machines
+// this runs on are shared, so the figures that matter are ratios measured
+// side by side in one run. It reports; it does not judge: a missed target is
+// a line in the report, not a failure.
+//
+// Layout: options.go (flags and sizes), workloads.go, wide.go,
+// tombstones.go and lwt.go (the workloads as data: tables and steps), runner.go (driving a step),
+// partita.go, postgres.go and pebblefloor.go (the systems), server.go (the
+// in-process node and its restart), report.go, targets.go and charts.go
+// (the output).
+//
+// Invariants:
+//  1. Every request's arguments are a pure function of the workload, the
+//     step and the request's index, so every system receives the same rows
+//     and the same reads.
+//  2. Each system runs a workload's steps in the same order, alone: the next
+//     system starts only after the previous one finished the workload.
+//  3. While a step has requests left, exactly its concurrency (Options.
+//     Concurrency, or 1 for a lone DELETE) of them are in flight: one per
+//     worker, each sending its next request when the last one is answered.
+//     A worker records its latencies in its own histogram, merged when the
+//     step ends.
+//  4. A request that fails ends its step and marks the workload failed; the
+//     run then exits non-zero. Figures are never reported for a step that
+//     did not complete.
+//  5. The harness installs nothing: PostgreSQL is used only when its server
+//     binaries are already present, in a throwaway cluster it deletes.
+package bench

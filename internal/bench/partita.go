@@ -1,0 +1,156 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// Keyspace holds the benchmark tables on the server under test.
+const Keyspace = "partita_bench"
+
+// requestTimeout bounds one request; deleting a million rows is the
+// slowest one the workloads send.
+const requestTimeout = 2 * time.Minute
+
+// partitaSystem drives a CQL server through gocql.
+type partitaSystem struct {
+	session *gocql.Session
+}
+
+// newCluster configures gocql for addr: protocol v4, conns connections,
+// consistency ONE (a single node).
+func newCluster(addr string, conns int) (*gocql.ClusterConfig, error) {
+	host, portText, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("CQL address %q: %w", addr, err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		return nil, fmt.Errorf("CQL address %q: bad port", addr)
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		ips, err := net.LookupIP(host)
+		if err != nil || len(ips) == 0 {
+			return nil, fmt.Errorf("CQL address %q: cannot resolve %s: %v", addr, host, err)
+		}
+		ip = ips[0]
+	}
+	c := gocql.NewCluster(ip.String())
+	c.Port = port
+	c.ProtoVersion = 4
+	c.NumConns = conns
+	c.Consistency = gocql.One
+	c.Timeout = requestTimeout
+	c.WriteTimeout = requestTimeout
+	c.ConnectTimeout = 10 * time.Second
+	c.Logger = discardLogger{}
+	// Address translation keeps the driver on the address it was given
+	// even when the node advertises another one.
+	c.AddressTranslator = gocql.AddressTranslatorFunc(func(net.IP, int) (net.IP, int) {
+		return ip, port
+	})
+	return c, nil
+}
+
+// newPartitaSystem creates the keyspace and opens a session in it.
+func newPartitaSystem(ctx context.Context, addr string, conns int) (*partitaSystem, error) {
+	cluster, err := newCluster(addr, conns)
+	if err != nil {
+		return nil, err
+	}
+	boot, err := cluster.CreateSession()
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", addr, err)
+	}
+	err = boot.Query("CREATE KEYSPACE IF NOT EXISTS " + Keyspace +
+		" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").WithContext(ctx).Exec()
+	boot.Close()
+	if err != nil {
+		return nil, fmt.Errorf("create keyspace: %w", err)
+	}
+	cluster.Keyspace = Keyspace
+	s, err := cluster.CreateSession()
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", addr, err)
+	}
+	return &partitaSystem{session: s}, nil
+}
+
+func (p *partitaSystem) name() string { return SystemPartita }
+
+func (p *partitaSystem) createTables(ctx context.Context, tables []*table) error {
+	for _, t := range tables {
+		if err := p.session.Query("DROP TABLE IF EXISTS " + t.name).WithContext(ctx).Exec(); err != nil {
+			return fmt.Errorf("drop %s: %w", t.name, err)
+		}
+		if err := p.session.Query(t.createCQL()).WithContext(ctx).Exec(); err != nil {
+			return fmt.Errorf("create %s: %w", t.name, err)
+		}
+	}
+	return nil
+}
+
+// prepare returns the op; gocql prepares the statement on its first
+// execution and caches it, so every later request is an EXECUTE.
+func (p *partitaSystem) prepare(_ context.Context, st statement) (op, error) {
+	text := st.cql
+	if st.kind == kindRead {
+		return func(ctx context.Context, rows [][]any) (int, error) {
+			iter := p.session.Query(text, rows[0]...).WithContext(ctx).Iter()
+			rd, err := iter.RowData()
+			if err != nil {
+				iter.Close()
+				return 0, err
+			}
+			n := 0
+			for iter.Scan(rd.Values...) {
+				n++
+			}
+			return n, iter.Close()
+		}, nil
+	}
+	return func(ctx context.Context, rows [][]any) (int, error) {
+		if len(rows) == 1 {
+			return 0, p.session.Query(text, rows[0]...).WithContext(ctx).Exec()
+		}
+		b := p.session.NewBatch(gocql.UnloggedBatch).WithContext(ctx)
+		for _, r := range rows {
+			b.Query(text, r...)
+		}
+		return 0, p.session.ExecuteBatch(b)
+	}, nil
+}
+
+func (p *partitaSystem) prepareCAS(_ context.Context, update, read statement) (casOp, error) {
+	text := update.cql
+	return func(ctx context.Context, args []any) (bool, int64, error) {
+		cur := map[string]any{}
+		applied, err := p.session.Query(text, args...).WithContext(ctx).SerialConsistency(gocql.Serial).MapScanCAS(cur)
+		if err != nil || applied {
+			return applied, 0, err
+		}
+		v, ok := cur["version"].(int64)
+		if !ok {
+			return false, 0, fmt.Errorf("conditional update not applied, and the result carries no bigint version: %v", cur)
+		}
+		return false, v, nil
+	}, nil
+}
+
+func (p *partitaSystem) close() error {
+	p.session.Close()
+	return nil
+}
+
+// discardLogger keeps gocql's reconnection chatter out of the report.
+type discardLogger struct{}
+
+func (discardLogger) Print(...any)          {}
+func (discardLogger) Printf(string, ...any) {}
+func (discardLogger) Println(...any)        {}

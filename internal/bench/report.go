@@ -1,0 +1,277 @@
+package bench
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Report is everything one run measured; it is written as results.json.
+type Report struct {
+	Started   time.Time         `json:"started"`
+	Seconds   float64           `json:"seconds"`
+	Machine   Machine           `json:"machine"`
+	Settings  Settings          `json:"settings"`
+	Workloads []*WorkloadResult `json:"workloads"`
+	// IngestPeakRSS is the largest resident set of this process during a
+	// Partita ingest step (in-process server only; the driver included).
+	IngestPeakRSS int64    `json:"ingest_peak_rss_bytes,omitempty"`
+	Restart       *Restart `json:"restart,omitempty"`
+	RestartError  string   `json:"restart_error,omitempty"`
+	Targets       []Target `json:"targets"`
+	Notes         []string `json:"notes,omitempty"`
+}
+
+// Machine describes where the run happened.
+type Machine struct {
+	CPUs      int    `json:"cpus"`
+	MemBytes  int64  `json:"mem_bytes"`
+	GoVersion string `json:"go_version"`
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+}
+
+// Settings are the resolved options that shape the figures.
+type Settings struct {
+	Workloads     []string `json:"workloads"`
+	Quick         bool     `json:"quick"`
+	Server        string   `json:"server"` // "in-process" or the --cql-addr
+	Connections   int      `json:"connections"`
+	Concurrency   int      `json:"concurrency"`
+	ReadSeconds   float64  `json:"read_step_seconds"`
+	Rows          int      `json:"rows"`
+	WideRows      int      `json:"wide_rows"`
+	TombstoneRows int      `json:"tombstone_rows"`
+	Peer          string   `json:"peer"`
+	PebbleFloor   bool     `json:"pebble_floor"`
+}
+
+// WorkloadResult holds a workload's steps.
+type WorkloadResult struct {
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Steps       []*StepResult `json:"steps"`
+	// Errors lists, per system, why the workload stopped early.
+	Errors []string `json:"errors,omitempty"`
+}
+
+// StepResult holds every system's figures for one step and Partita's
+// ratios to the others.
+type StepResult struct {
+	Name  string `json:"name"`
+	Kind  string `json:"kind"`
+	Width int    `json:"partition_width,omitempty"`
+	// Results has one entry per system that ran the step, Partita first.
+	Results []*Result `json:"results"`
+	// Ratios maps a peer's name to Partita's figures divided by its.
+	Ratios map[string][]Ratio `json:"ratios,omitempty"`
+}
+
+func (s *StepResult) result(system string) *Result {
+	for _, r := range s.Results {
+		if r.System == system {
+			return r
+		}
+	}
+	return nil
+}
+
+// Failed reports whether any workload, or the restart, stopped on an
+// error.
+func (r *Report) Failed() bool {
+	if r.RestartError != "" {
+		return true
+	}
+	for _, w := range r.Workloads {
+		if len(w.Errors) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func machine() Machine {
+	return Machine{CPUs: runtime.NumCPU(), MemBytes: memTotal(), GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+}
+
+// memTotal reads MemTotal from /proc/meminfo (0 elsewhere).
+func memTotal() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var kb int64
+		if _, err := fmt.Sscanf(sc.Text(), "MemTotal: %d kB", &kb); err == nil {
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// computeRatios fills every step's ratios of Partita to each peer.
+func (r *Report) computeRatios() {
+	for _, w := range r.Workloads {
+		for _, s := range w.Steps {
+			p := s.result(SystemPartita)
+			if !p.ok() {
+				continue
+			}
+			for _, peer := range s.Results {
+				if peer.System == SystemPartita || !peer.ok() {
+					continue
+				}
+				if s.Ratios == nil {
+					s.Ratios = map[string][]Ratio{}
+				}
+				s.Ratios[peer.System] = stepRatios(p, peer)
+			}
+		}
+	}
+}
+
+// stepRatios divides Partita's figures by a peer's: throughput (higher is
+// better) and latency percentiles (lower is better).
+func stepRatios(p, peer *Result) []Ratio {
+	var out []Ratio
+	add := func(metric string, a, b float64, better Better) {
+		if v, ok := ratioOf(a, b); ok {
+			out = append(out, Ratio{Metric: metric, Value: v, Better: better})
+		}
+	}
+	add("throughput", p.RowsPerSec, peer.RowsPerSec, HigherIsBetter)
+	if p.Rows == 0 || peer.Rows == 0 {
+		add("throughput", p.RequestsPerSec, peer.RequestsPerSec, HigherIsBetter)
+	}
+	add("p50", p.Latency.P50, peer.Latency.P50, LowerIsBetter)
+	add("p95", p.Latency.P95, peer.Latency.P95, LowerIsBetter)
+	add("p99", p.Latency.P99, peer.Latency.P99, LowerIsBetter)
+	add("p99.9", p.Latency.P999, peer.Latency.P999, LowerIsBetter)
+	return out
+}
+
+// WriteJSON writes the report to dir/results.json.
+func (r *Report) WriteJSON(dir string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "results.json"), append(b, '\n'), 0o644)
+}
+
+// WriteSummary prints the table of every step, the ratios and the targets.
+func (r *Report) WriteSummary(out io.Writer) error {
+	bw := bufio.NewWriter(out)
+	fmt.Fprintf(bw, "partita bench: %d CPUs, %s memory, %s; %d connections, %d requests in flight, read steps %gs after a %gs warm-up\n",
+		r.Machine.CPUs, FormatBytes(r.Machine.MemBytes), r.Machine.GoVersion, r.Settings.Connections,
+		r.Settings.Concurrency, r.Settings.ReadSeconds, r.Settings.ReadSeconds/warmupDivisor)
+	fmt.Fprintln(bw, "ratio = Partita ÷ peer. Throughput: higher is better (↑). Latency: lower is better (↓).")
+	fmt.Fprintln(bw)
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "workload\tstep\tsystem\trows/s ↑\treq/s ↑\tp50 ↓\tp95 ↓\tp99 ↓\tp99.9 ↓\t")
+	for _, w := range r.Workloads {
+		for _, s := range w.Steps {
+			writeStepRows(tw, w.Name, s)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, w := range r.Workloads {
+		for _, s := range w.Steps {
+			for _, res := range s.Results {
+				if res.Note != "" || res.Skipped != "" || res.Mismatches > 0 {
+					fmt.Fprintf(bw, "%s %s (%s): %s\n", w.Name, s.Name, res.System, resultRemark(res))
+				}
+			}
+		}
+		for _, e := range w.Errors {
+			fmt.Fprintf(bw, "%s FAILED: %s\n", w.Name, e)
+		}
+	}
+	r.writeExtras(bw)
+	return bw.Flush()
+}
+
+func writeStepRows(tw io.Writer, workload string, s *StepResult) {
+	for i, res := range s.Results {
+		w, name := workload, s.Name
+		if i > 0 {
+			w, name = "", ""
+		}
+		if !res.ok() {
+			status := "skipped"
+			if res.Error != "" {
+				status = "error"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\t\t\t\t\t\n", w, name, res.System, status)
+			continue
+		}
+		l := res.Latency
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", w, name, res.System,
+			FormatRate(res.RowsPerSec), FormatRate(res.RequestsPerSec),
+			FormatMillis(l.P50), FormatMillis(l.P95), FormatMillis(l.P99), FormatMillis(l.P999))
+	}
+	for _, peer := range []string{SystemPostgres, SystemPebble} {
+		rs, ok := s.Ratios[peer]
+		if !ok {
+			continue
+		}
+		cells := map[string]string{}
+		for _, r := range rs {
+			cells[r.Metric] = formatFactor(r.Value)
+		}
+		req := cells["throughput"]
+		fmt.Fprintf(tw, "\t\t÷ %s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", peer, req, "", cells["p50"], cells["p95"], cells["p99"], cells["p99.9"])
+	}
+}
+
+func resultRemark(res *Result) string {
+	var parts []string
+	if res.Skipped != "" {
+		parts = append(parts, "skipped: "+res.Skipped)
+	}
+	if res.Note != "" {
+		parts = append(parts, res.Note)
+	}
+	if res.Mismatches > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d reads returned an unexpected number of rows", res.Mismatches, res.Requests))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// writeExtras prints restart, memory, targets and notes.
+func (r *Report) writeExtras(bw *bufio.Writer) {
+	fmt.Fprintln(bw)
+	if r.Restart != nil {
+		fmt.Fprintf(bw, "restart: stop %s; reopen %s; first SELECT answered %s after reopening (%s of data; %q)\n",
+			FormatMillis(r.Restart.StopMs), FormatMillis(r.Restart.OpenMs), FormatMillis(r.Restart.FirstQueryMs),
+			FormatBytes(r.Restart.DataBytes), r.Restart.Query)
+	}
+	if r.RestartError != "" {
+		fmt.Fprintf(bw, "restart FAILED: %s\n", r.RestartError)
+	}
+	if r.IngestPeakRSS > 0 {
+		fmt.Fprintf(bw, "peak RSS during ingest: %s (server and driver share this process)\n", FormatBytes(r.IngestPeakRSS))
+	}
+	if len(r.Targets) > 0 {
+		fmt.Fprintln(bw, "\ntargets (reported, not enforced):")
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+		for _, t := range r.Targets {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", t.Name, t.Goal, t.Measured, t.Verdict)
+		}
+		tw.Flush()
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(bw, "note:", n)
+	}
+}
