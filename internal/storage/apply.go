@@ -32,14 +32,16 @@ func (s *Store) Apply(ctx context.Context, b *backend.WriteBatch) error {
 	batch := s.db.NewBatch()
 	defer batch.Close()
 	var bounds []headerBound
+	large := false
 	for i := range muts {
-		b, err := s.writeMutation(batch, &muts[i])
+		b, many, err := s.writeMutation(batch, &muts[i])
 		if err != nil {
 			return err
 		}
 		if b.bound != 0 {
 			bounds = append(bounds, b)
 		}
+		large = large || many
 	}
 	for _, t := range b.DropTables {
 		lo, hi := tableRange(t)
@@ -68,7 +70,46 @@ func (s *Store) Apply(ctx context.Context, b *backend.WriteBatch) error {
 	for _, b := range bounds {
 		s.headers.record(b)
 	}
+	if large {
+		s.flushAfterDeletion()
+	}
 	return nil
+}
+
+// largeDeletion is the number of stored keys from which a range deletion
+// flushes the memtable.
+const largeDeletion = 1000
+
+// flushAfterDeletion starts a flush after a deletion removed many rows.
+// Pebble seeks over the rows a newer level's range deletion covers, but
+// steps over those in the same memtable one by one; the flush drops them,
+// so reads past a large deletion cost O(log n) again within moments
+// (invariant 3). One such flush runs at a time.
+func (s *Store) flushAfterDeletion() {
+	if !s.deleteFlush.CompareAndSwap(false, true) {
+		return
+	}
+	if _, err := s.db.AsyncFlush(); err != nil {
+		s.deleteFlush.Store(false)
+	}
+}
+
+// flushed is Pebble's notice that a flush ended.
+func (s *Store) flushed() { s.deleteFlush.Store(false) }
+
+// holdsMany reports whether [lo, hi) holds at least largeDeletion keys
+// (it reads no further).
+func (s *Store) holdsMany(lo, hi []byte) bool {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi, KeyTypes: pebble.IterKeyTypePointsOnly})
+	if err != nil {
+		return false
+	}
+	defer it.Close()
+	n := 0
+	for ok := it.First(); ok && n < largeDeletion; ok = it.Next() {
+		n++
+	}
+	return n >= largeDeletion
 }
 
 func anyRewrite(muts []backend.Mutation) bool {
@@ -120,14 +161,18 @@ func coalesce(muts []backend.Mutation) []backend.Mutation {
 	return out
 }
 
-func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) (headerBound, error) {
+// writeMutation adds m to batch; it returns the header bound to record once
+// the batch commits, and whether m deletes many stored rows.
+func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) (headerBound, bool, error) {
 	p := m.Partition
 	prefix := appendPhysical(nil, p)
 	h := newHeader()
 	h.deletion = m.PartitionDeletion
+	var large bool
 	if needsRewrite(m) {
-		if err := s.removeShadowed(batch, m, prefix); err != nil {
-			return headerBound{}, err
+		var err error
+		if large, err = s.removeShadowed(batch, m, prefix); err != nil {
+			return headerBound{}, false, err
 		}
 	}
 	if !m.PartitionDeletion.IsLive() {
@@ -138,7 +183,7 @@ func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) (headerB
 	for _, rt := range m.RangeTombstones {
 		buf = encodeDeletion(buf[:0], rt.Deletion)
 		if err := batch.Merge(rangeTombstoneKey(p, rt.Slice), buf, nil); err != nil {
-			return headerBound{}, err
+			return headerBound{}, false, err
 		}
 		h.maxTimestamp = max(h.maxTimestamp, rt.Deletion.MarkedForDeleteAt)
 		h.tombstonesWritten++
@@ -146,7 +191,7 @@ func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) (headerB
 	if m.Static != nil {
 		buf = encodeRow(buf[:0], m.Static)
 		if err := batch.Merge(append(append([]byte(nil), prefix...), kindStatic), buf, nil); err != nil {
-			return headerBound{}, err
+			return headerBound{}, false, err
 		}
 		h.maxTimestamp = max(h.maxTimestamp, m.Static.MaxTimestamp())
 		h.bytesWritten += int64(len(buf))
@@ -155,7 +200,7 @@ func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) (headerB
 		r := &m.Rows[i]
 		buf = encodeRow(buf[:0], r)
 		if err := batch.Merge(rowKey(prefix, r.Clustering), buf, nil); err != nil {
-			return headerBound{}, err
+			return headerBound{}, false, err
 		}
 		h.maxTimestamp = max(h.maxTimestamp, r.MaxTimestamp())
 		h.rowsWritten++
@@ -169,32 +214,35 @@ func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) (headerB
 	// (invariant 3): a hot partition then adds one header operand per
 	// headerSlack, not one per write, so reads do not merge thousands.
 	if h.deletion.IsLive() && s.headers.covers(prefix, h.maxTimestamp) {
-		return headerBound{}, nil
+		return headerBound{}, large, nil
 	}
 	bound := headerBound{prefix: string(prefix), bound: h.maxTimestamp}
 	if h.maxTimestamp != backend.NoTimestamp {
 		h.maxTimestamp += headerSlack
 		bound.bound = h.maxTimestamp
 	}
-	return bound, batch.Merge(append(append([]byte(nil), prefix...), kindHeader), h.encode(buf[:0]), nil)
+	return bound, large, batch.Merge(append(append([]byte(nil), prefix...), kindHeader), h.encode(buf[:0]), nil)
 }
 
 // removeShadowed deletes, inside batch, the stored rows that m's partition
-// and range deletions shadow. It runs under the partition's exclusive lock.
-func (s *Store) removeShadowed(batch *pebble.Batch, m *backend.Mutation, prefix []byte) error {
+// and range deletions shadow, and reports whether they were many. It runs
+// under the partition's exclusive lock.
+func (s *Store) removeShadowed(batch *pebble.Batch, m *backend.Mutation, prefix []byte) (bool, error) {
 	stored, err := s.readHeader(prefix)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if stored.maxTimestamp == backend.NoTimestamp {
-		return nil // nothing was ever written here
+		return false, nil // nothing was ever written here
 	}
+	large := false
 	if !m.PartitionDeletion.IsLive() {
 		lo := append(append([]byte(nil), prefix...), kindStatic)
 		hi := append(append([]byte(nil), prefix...), kindEnd)
 		if err := s.deleteRangeKeeping(batch, lo, hi, m.PartitionDeletion, stored.maxTimestamp); err != nil {
-			return err
+			return false, err
 		}
+		large = s.holdsMany(lo, hi)
 	}
 	for _, rt := range m.RangeTombstones {
 		if !m.PartitionDeletion.IsLive() && m.PartitionDeletion.MarkedForDeleteAt >= rt.Deletion.MarkedForDeleteAt {
@@ -206,10 +254,11 @@ func (s *Store) removeShadowed(batch *pebble.Batch, m *backend.Mutation, prefix 
 			hi = rowKey(prefix, rt.Slice.End)
 		}
 		if err := s.deleteRangeKeeping(batch, lo, hi, rt.Deletion, stored.maxTimestamp); err != nil {
-			return err
+			return false, err
 		}
+		large = large || s.holdsMany(lo, hi)
 	}
-	return nil
+	return large, nil
 }
 
 // deleteRangeKeeping removes [lo, hi) and writes back what in it is newer

@@ -18,7 +18,11 @@
 //     partition or range deletion newer than the bound removes the rows it
 //     covers with one DeleteRange and reads nothing; otherwise the covered
 //     rows are read and whatever in them is newer than the deletion is
-//     written back, so data written "in the future" survives.
+//     written back, so data written "in the future" survives. A deletion
+//     that removes many stored keys also starts a memtable flush: Pebble
+//     steps over covered keys that share the memtable with the DeleteRange,
+//     and the flush drops them, so reading past the deletion soon costs one
+//     seek again.
 //  4. Deletions are also kept as records (header deletion, range tombstone
 //     keys) and applied on every read, so a later write carrying an older
 //     timestamp stays shadowed.

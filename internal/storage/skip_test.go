@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -87,9 +88,9 @@ func sliceRead(t testing.TB, s *Store, p backend.PhysicalPartition) (int, backen
 // costs about what it costs on a partition that never had them — one range
 // deletion removes them physically (invariant 3), and Pebble seeks over a
 // range deletion of a newer level instead of stepping. Rows that still
-// share the memtable with the deletion are stepped over one by one until
-// the next flush drops them, so that cost is bounded by the memtable size,
-// not by the number of rows deleted.
+// share the memtable with the deletion are stepped over one by one until a
+// flush drops them; the deletion starts that flush itself, so that cost is
+// bounded by the memtable size and lasts only until the flush ends.
 func TestReadBehindRangeDeletion(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a million rows")
@@ -118,6 +119,16 @@ func TestReadBehindRangeDeletion(t *testing.T) {
 	}
 	t.Run("memtable", func(t *testing.T) {
 		check(t, deletedRows/4)
+	})
+	t.Run("after the flush the deletion started", func(t *testing.T) {
+		deadline := time.Now().Add(time.Minute)
+		for s.deleteFlush.Load() {
+			if time.Now().After(deadline) {
+				t.Fatal("the flush the deletion requested did not end")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		check(t, 16)
 	})
 	t.Run("flushed", func(t *testing.T) {
 		if err := s.flush(); err != nil {

@@ -56,6 +56,8 @@ type Store struct {
 	dropMu sync.RWMutex
 	gc     gcState
 	closed atomic.Bool
+	// deleteFlush is set while a flush requested after a deletion runs.
+	deleteFlush atomic.Bool
 }
 
 var _ backend.Backend = (*Store)(nil)
@@ -86,6 +88,8 @@ func Open(opts Options) (*Store, error) {
 	} else {
 		popts.Logger = quietLogger{}
 	}
+	st := &Store{cache: cache}
+	popts.EventListener = &pebble.EventListener{FlushEnd: func(pebble.FlushInfo) { st.flushed() }}
 	db, err := pebble.Open(opts.Dir, popts)
 	if err != nil {
 		cache.Unref()
@@ -95,7 +99,7 @@ func Open(opts Options) (*Store, error) {
 	if opts.NoSync {
 		wo = pebble.NoSync
 	}
-	st := &Store{db: db, cache: cache, sync: wo}
+	st.db, st.sync = db, wo
 	if opts.GCGrace != nil {
 		st.SetGCGrace(opts.GCGrace)
 	}
@@ -103,8 +107,7 @@ func Open(opts Options) (*Store, error) {
 }
 
 // Close flushes nothing extra: every acknowledged write is already in the
-// synced WAL.
-// A second Close does nothing.
+// synced WAL. A second Close does nothing.
 func (s *Store) Close() error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
