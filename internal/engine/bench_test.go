@@ -3,6 +3,8 @@ package engine_test
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/partita-db/partita/internal/cqltest"
@@ -15,7 +17,7 @@ func int32Value(v int32) engine.Value {
 
 func benchSession(b *testing.B) *engine.Session {
 	h := cqltest.New(b)
-	execAll(&testing.T{}, h.Session, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+	mustExec(b, h.Session, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))")
 	return h.Session
 }
@@ -62,6 +64,71 @@ func BenchmarkReadRow(b *testing.B) {
 		res, err := s.Execute(ctx, sel.PreparedID, &engine.Options{Values: []engine.Value{int32Value(c % 10), int32Value(c)}, SkipMetadata: true})
 		if err != nil || len(res.Rows) != 1 {
 			b.Fatalf("%v %d", err, len(res.Rows))
+		}
+	}
+}
+
+// queryHarness holds ks.t with 100 partitions of 100 rows; v holds
+// "even" or "odd".
+func queryHarness(b *testing.B) *engine.Session {
+	h := cqltest.New(b)
+	mustExec(b, h.Session, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))")
+	ctx := context.Background()
+	ins, err := h.Session.Prepare(ctx, "INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 10000; i++ {
+		v := "even"
+		if i%2 == 1 {
+			v = "odd"
+		}
+		if _, err := h.Session.Execute(ctx, ins.PreparedID, &engine.Options{Values: []engine.Value{int32Value(int32(i / 100)), int32Value(int32(i % 100)), {Bytes: []byte(v)}}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return h.Session
+}
+
+// BenchmarkFilteredScan reads the whole table with ALLOW FILTERING on a
+// regular column (10,000 rows read, 5,000 returned, one page).
+func BenchmarkFilteredScan(b *testing.B) {
+	s := queryHarness(b)
+	ctx := context.Background()
+	p, err := s.Prepare(ctx, "SELECT k, c FROM ks.t WHERE v = 'odd' ALLOW FILTERING")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := s.Execute(ctx, p.PreparedID, &engine.Options{PageSize: 10000, SkipMetadata: true})
+		if err != nil || len(res.Rows) != 5000 {
+			b.Fatalf("%v: %d rows", err, len(res.Rows))
+		}
+	}
+}
+
+// BenchmarkIn100Partitions reads one row from each of 100 partitions named
+// by IN, returned in partition key order.
+func BenchmarkIn100Partitions(b *testing.B) {
+	s := queryHarness(b)
+	ctx := context.Background()
+	keys := make([]string, 100)
+	for i := range keys {
+		keys[i] = fmt.Sprint(i)
+	}
+	p, err := s.Prepare(ctx, "SELECT k, v FROM ks.t WHERE k IN ("+strings.Join(keys, ", ")+") AND c = 7")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := s.Execute(ctx, p.PreparedID, &engine.Options{PageSize: 5000, SkipMetadata: true})
+		if err != nil || len(res.Rows) != 100 {
+			b.Fatalf("%v: %d rows", err, len(res.Rows))
 		}
 	}
 }
