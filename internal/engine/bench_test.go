@@ -132,3 +132,38 @@ func BenchmarkIn100Partitions(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLatest100 reads 100 rows at either end of a 10,000-row
+// partition: in clustering order and reversed (ORDER BY ... DESC).
+func BenchmarkLatest100(b *testing.B) {
+	h := cqltest.New(b)
+	s := h.Session
+	mustExec(b, s, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))")
+	ctx := context.Background()
+	ins, err := s.Prepare(ctx, "INSERT INTO ks.t (k, c, v) VALUES (1, ?, 'payload')")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 10000; i++ {
+		if _, err := s.Execute(ctx, ins.PreparedID, &engine.Options{Values: []engine.Value{int32Value(int32(i))}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, dir := range []string{"ASC", "DESC"} {
+		b.Run(dir, func(b *testing.B) {
+			p, err := s.Prepare(ctx, "SELECT c, v FROM ks.t WHERE k = 1 ORDER BY c "+dir+" LIMIT 100")
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				res, err := s.Execute(ctx, p.PreparedID, &engine.Options{PageSize: 5000, SkipMetadata: true})
+				if err != nil || len(res.Rows) != 100 {
+					b.Fatalf("%v: %d rows", err, len(res.Rows))
+				}
+			}
+		})
+	}
+}

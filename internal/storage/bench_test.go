@@ -74,30 +74,45 @@ func BenchmarkApplyBatch100(b *testing.B) {
 	b.ReportMetric(float64(b.N*100)/b.Elapsed().Seconds(), "rows/s")
 }
 
-// BenchmarkReadLatest100 reads the newest 100 rows of a 10,000-row
-// partition (reverse clustering order, stopping after 100).
+// BenchmarkReadLatest100 reads the first 100 rows of a 10,000-row
+// partition in clustering order (asc) and the last 100 in reverse (desc),
+// from sstables and from the memtable.
 func BenchmarkReadLatest100(b *testing.B) {
-	s := openDisk(b, true)
-	p := testPartition(1, "sensor-1", 0)
-	writeRowRange(b, s, p, 0, 10_000, 10)
-	if err := s.flush(); err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	cmd := backend.ReadCommand{Partition: p, Slices: []backend.Slice{backend.FullSlice}, Reverse: true, Now: 100}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		it, err := s.Read(ctx, cmd)
-		if err != nil {
-			b.Fatal(err)
+	for _, flushed := range []bool{true, false} {
+		s := openDisk(b, true)
+		p := testPartition(1, "sensor-1", 0)
+		writeRowRange(b, s, p, 0, 10_000, 10)
+		where := "memtable"
+		if flushed {
+			where = "sstables"
+			if err := s.flush(); err != nil {
+				b.Fatal(err)
+			}
 		}
-		n := 0
-		for n < 100 && it.Next() {
-			n++
-		}
-		if err := it.Close(); err != nil || n != 100 {
-			b.Fatalf("read %d rows: %v", n, err)
+		for _, reverse := range []bool{false, true} {
+			dir := "asc"
+			if reverse {
+				dir = "desc"
+			}
+			b.Run(where+"/"+dir, func(b *testing.B) {
+				ctx := context.Background()
+				cmd := backend.ReadCommand{Partition: p, Slices: []backend.Slice{backend.FullSlice}, Reverse: reverse, Now: 100}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					it, err := s.Read(ctx, cmd)
+					if err != nil {
+						b.Fatal(err)
+					}
+					n := 0
+					for n < 100 && it.Next() {
+						n++
+					}
+					if err := it.Close(); err != nil || n != 100 {
+						b.Fatalf("read %d rows: %v", n, err)
+					}
+				}
+			})
 		}
 	}
 }
