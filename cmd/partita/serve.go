@@ -170,6 +170,7 @@ func (n *node) start(ctx context.Context) error {
 	for _, c := range split.Collectors() {
 		_ = n.metrics.Registry.Register(c) // already registered by an earlier node of this process: fine
 	}
+	_ = n.metrics.Registry.Register(newPartitionCollector(n.eng.LargePartitions))
 	scfg := n.cfg.Server()
 	scfg.Metrics = n.metrics
 	n.cql = server.New(scfg, n.eng, n.log)

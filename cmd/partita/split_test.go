@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -38,6 +40,21 @@ func TestSplitCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The partition statistics are exported per table, largest first.
+	resp, err := http.Get("http://" + httpAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`partita_table_partitions_tracked{keyspace="ks",table="events"} 1`,
+		`partita_top_partition_rows{keyspace="ks",partition_key="'hot'",split="no",table="events"} 3000`,
+	} {
+		if !strings.Contains(string(metrics), want) {
+			t.Fatalf("/metrics lacks %s:\n%s", want, grepLines(string(metrics), "partita_t"))
+		}
+	}
 	bin := buildPartita(t)
 	run := func(args ...string) (string, error) {
 		out, err := exec.Command(bin, append([]string{"split"}, append(args, "--http-addr", httpAddr)...)...).CombinedOutput()
@@ -69,4 +86,15 @@ func TestSplitCommand(t *testing.T) {
 	if err == nil || !strings.Contains(out, "table ks.nope does not exist") {
 		t.Fatalf("split of a missing table: %v\n%s", err, out)
 	}
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
