@@ -141,6 +141,9 @@ func (l *Layer) evaluateOne(ctx context.Context, st PartitionStats, pol Policy, 
 		}
 	}
 	e := l.updateMeasure(st.Partition, now, totalRows, totalBytes, worst)
+	if err := l.backend.Apply(ctx, &backend.WriteBatch{Meta: []backend.MetaWrite{e.saved()}}); err != nil {
+		l.logf("split: saving the measure of partition %x: %v", st.Partition.Key, err)
+	}
 	if over(worst, pol) >= 1 {
 		if e.candidateSince.IsZero() || now.Sub(e.candidateSince) < pol.Window || l.activeMigrations() >= pol.MaxConcurrent {
 			return nil, nil

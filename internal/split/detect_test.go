@@ -97,3 +97,59 @@ func TestDetectorMeasuresOnlyWrittenChildren(t *testing.T) {
 		t.Fatalf("after a write to shard %d the evaluation read %v", last, got)
 	}
 }
+
+// TestMeasuresSurviveRestart: a partition measured large is known as large
+// after a restart, so its next write makes the detector measure it again
+// instead of waiting for a threshold's worth of new writes.
+func TestMeasuresSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	st, err := storage.Open(storage.Options{Dir: dir, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	pol := Policy{Enabled: true, MaxRows: 100, MaxConcurrent: 1, Window: time.Hour, Strategy: "range"}
+	l, err := New(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetPolicy(func(backend.TableID) Policy { return pol })
+	p := testPartition("p")
+	for k := 0; k < 150; k++ {
+		m := op{kind: 0, key: k, value: 1, ts: 1}.mutation(p)
+		if err := l.Apply(ctx, &backend.WriteBatch{Mutations: []backend.Mutation{m}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	if _, err := l.Evaluate(ctx, now); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	st, err = storage.Open(storage.Options{Dir: dir, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	l, err = New(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetPolicy(func(backend.TableID) Policy { return pol })
+	stats := l.Stats()
+	if len(stats) != 1 || stats[0].Rows != 150 || stats[0].MaxChildRows != 150 || stats[0].MeasuredAt.UnixMicro() != now.UnixMicro() {
+		t.Fatalf("stats after the restart: %+v", stats)
+	}
+	m := op{kind: 0, key: 150, value: 1, ts: 2}.mutation(p)
+	if err := l.Apply(ctx, &backend.WriteBatch{Mutations: []backend.Mutation{m}}); err != nil {
+		t.Fatal(err)
+	}
+	later := now.Add(pol.Window)
+	if _, err := l.Evaluate(ctx, later); err != nil {
+		t.Fatal(err)
+	}
+	if stats := l.Stats(); stats[0].Rows != 151 || !stats[0].MeasuredAt.Equal(later) {
+		t.Fatalf("one write after the restart did not make the detector measure: %+v", stats[0])
+	}
+}

@@ -53,6 +53,9 @@ func New(ctx context.Context, b backend.Backend) (*Layer, error) {
 	if err := l.reg.load(ctx, b); err != nil {
 		return nil, err
 	}
+	if err := l.stats.loadMeasures(ctx, b); err != nil {
+		return nil, err
+	}
 	return l, nil
 }
 

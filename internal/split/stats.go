@@ -2,6 +2,8 @@ package split
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"sort"
 	"sync"
 	"time"
@@ -189,4 +191,47 @@ func (t *statsTable) snapshot() []PartitionStats {
 		return bi > bj
 	})
 	return out
+}
+
+// Measurements are persisted as metadata, so that after a restart the
+// detector knows which partitions are large before they take many writes.
+const measurePrefix = "splitmeasure/"
+
+type savedMeasure struct {
+	At            int64 `json:"at"` // µs since the epoch
+	Rows          int64 `json:"rows"`
+	Bytes         int64 `json:"bytes"`
+	MaxChildRows  int64 `json:"max_child_rows"`
+	MaxChildBytes int64 `json:"max_child_bytes"`
+}
+
+func measureKey(p backend.LogicalPartition) []byte {
+	return append([]byte(measurePrefix), stateKey(p)[len(metaPrefix):]...)
+}
+
+func (e *PartitionStats) saved() backend.MetaWrite {
+	v, _ := json.Marshal(savedMeasure{At: e.MeasuredAt.UnixMicro(), Rows: e.Rows, Bytes: e.Bytes,
+		MaxChildRows: e.MaxChildRows, MaxChildBytes: e.MaxChildBytes})
+	return backend.MetaWrite{Key: measureKey(e.Partition), Value: v}
+}
+
+// loadMeasures restores the persisted measurements.
+func (t *statsTable) loadMeasures(ctx context.Context, b backend.Backend) error {
+	kvs, err := b.ScanMeta(ctx, []byte(measurePrefix))
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, kv := range kvs {
+		p, ok := partitionOfStateKey(append([]byte(metaPrefix), kv.Key[len(measurePrefix):]...))
+		var m savedMeasure
+		if !ok || json.Unmarshal(kv.Value, &m) != nil {
+			continue // unreadable: the next measure rewrites it
+		}
+		e := t.entry(p)
+		e.MeasuredAt, e.Rows, e.Bytes = time.UnixMicro(m.At), m.Rows, m.Bytes
+		e.MaxChildRows, e.MaxChildBytes = m.MaxChildRows, m.MaxChildBytes
+	}
+	return nil
 }
