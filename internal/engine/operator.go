@@ -75,7 +75,9 @@ func (e *Engine) SplitOperation(ctx context.Context, op, keyspace, table, key, s
 
 // LargePartitions lists the tracked partitions, largest first
 // (system_partita.large_partitions).
-func (e *Engine) LargePartitions() []systables.LargePartition { return partitaSource{e}.LargePartitions() }
+func (e *Engine) LargePartitions() []systables.LargePartition {
+	return partitaSource{e}.LargePartitions()
+}
 
 // SplitStatus lists the split partitions (system_partita.splits).
 func (e *Engine) SplitStatus() []systables.SplitInfo { return partitaSource{e}.Splits() }
