@@ -198,6 +198,11 @@ func (w *writeContext) checkConditions(m *plan.Modify, pk partitionKey, cks [][]
 	if ok {
 		return true, nil, nil
 	}
+	if v.row == nil && v.static == nil {
+		// Nothing read: Cassandra merges an empty failure result set into
+		// [applied] alone (ModificationStatement.buildCasResultSet).
+		return false, appliedResult(t, false), nil
+	}
 	var cols []*catalog.Column
 	seen := map[*catalog.Column]bool{}
 	for _, c := range m.Conditions {

@@ -6,9 +6,12 @@
 //   - gocql (github.com/gocql/gocql) against an in-process node, running the
 //     examples of the seed documents (the product's minimum acceptance set:
 //     their tables and queries as written), every scalar type, paging,
-//     schema metadata and events, errors and token routing;
+//     schema metadata and events, errors and token routing, and
+//     lightweight transactions under contention (16 clients incrementing one
+//     cell by compare-and-set lose no update);
 //   - the built binary, for durability: rows acknowledged before a kill -9
-//     are all there after a restart on the same directory, and a SIGTERM
+//     are all there after a restart on the same directory, logged batches
+//     across two tables survive 20 kills all or nothing, and a SIGTERM
 //     stops the node cleanly;
 //   - TestPythonDriver and TestNodeDriver, which start an in-process node and
 //     run the suites under test/drivers/python (Debian's python3-cassandra)
