@@ -3,7 +3,6 @@ package exec
 import (
 	"bytes"
 	"context"
-	"sort"
 
 	"github.com/partita-db/partita/internal/backend"
 	"github.com/partita-db/partita/internal/catalog"
@@ -203,25 +202,19 @@ func (w *writeContext) checkConditions(m *plan.Modify, pk partitionKey, cks [][]
 		// [applied] alone (ModificationStatement.buildCasResultSet).
 		return false, appliedResult(t, false), nil
 	}
+	// The condition columns in IF order, regular ones before static ones,
+	// each once (ColumnConditions.getColumns, buildCasFailureResultSet).
 	var cols []*catalog.Column
 	seen := map[*catalog.Column]bool{}
-	for _, c := range m.Conditions {
-		if !seen[c.Column] {
-			seen[c.Column] = true
-			cols = append(cols, c.Column)
+	for _, static := range []bool{false, true} {
+		for _, c := range m.Conditions {
+			if c.Column.Kind == catalog.Static == static && !seen[c.Column] {
+				seen[c.Column] = true
+				cols = append(cols, c.Column)
+			}
 		}
 	}
-	sort.SliceStable(cols, func(i, j int) bool { return columnOrder(t, cols[i]) < columnOrder(t, cols[j]) })
 	return false, w.currentValues(t, v, cols), nil
-}
-
-func columnOrder(t *catalog.Table, c *catalog.Column) int {
-	for i, tc := range t.Columns {
-		if tc == c {
-			return i
-		}
-	}
-	return len(t.Columns)
 }
 
 func (w *writeContext) currentValues(t *catalog.Table, v *rowView, cols []*catalog.Column) *Rows {
