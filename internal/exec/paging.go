@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/crc32"
 
@@ -85,6 +86,11 @@ func decodePagingState(b []byte, statement uint64) (*pagingState, error) {
 	}
 	d = d[k:]
 	if s.remainingInPartition, k = binary.Varint(d); k <= 0 || k != len(d) {
+		return nil, invalidPagingState()
+	}
+	// Only the one encoding of a state is valid (no other flag byte, no
+	// padded varint).
+	if !bytes.Equal(s.encode(statement), b) {
 		return nil, invalidPagingState()
 	}
 	return s, nil
