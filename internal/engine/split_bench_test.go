@@ -176,3 +176,42 @@ func BenchmarkWriteDuringBackfill(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSplitLatest100 reads the newest 100 events of a 32,000-row hot
+// partition, unsplit and split into 8 and 32 range children: a LIMIT that
+// the first child satisfies must cost about what it costs unsplit, however
+// many children there are.
+func BenchmarkSplitLatest100(b *testing.B) {
+	const rows = 32000
+	for _, children := range []int{1, 8, 32} {
+		b.Run(fmt.Sprintf("children=%d", children), func(b *testing.B) {
+			h := cqltest.New(b)
+			eventsHarness(b, h, rows, 2*rows/children)
+			ctx := context.Background()
+			if children > 1 {
+				if err := h.Engine.SplitOperation(ctx, "split", "ks", "events_by_asset_day", hotKey, "range"); err != nil {
+					b.Fatal(err)
+				}
+				if err := h.Engine.StepSplits(ctx, 4000); err != nil {
+					b.Fatal(err)
+				}
+				if st := h.Engine.SplitStatus(); len(st) != 1 || len(st[0].Children) != children {
+					b.Fatalf("split status %+v, want %d children", st, children)
+				}
+			}
+			sel, err := h.Session.Prepare(ctx, "SELECT event_ts, payload FROM ks.events_by_asset_day WHERE asset_id = 'hot' AND day = '2026-01-20' ORDER BY event_ts DESC LIMIT 100")
+			if err != nil {
+				b.Fatal(err)
+			}
+			opts := &engine.Options{SkipMetadata: true, PageSize: 5000}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				res, err := h.Session.Execute(ctx, sel.PreparedID, opts)
+				if err != nil || len(res.Rows) != 100 {
+					b.Fatalf("%v: %d rows", err, len(res.Rows))
+				}
+			}
+		})
+	}
+}

@@ -10,9 +10,10 @@ import (
 
 // Read reads one logical partition: only the shards whose ranges overlap
 // the slices, range pieces concatenated in clustering order (or its
-// reverse), hash segments merged, the static row from the home shard. The
-// iterators of every piece are opened together under the partition's
-// routing lock, so the read sees one consistent placement.
+// reverse), hash segments merged, the static row from the home shard. What
+// every piece reads is fixed under the partition's routing lock (a storage
+// snapshot, or the pieces' iterators opened there), so the read sees one
+// consistent placement.
 func (l *Layer) Read(ctx context.Context, cmd backend.ReadCommand) (backend.RowIterator, error) {
 	p := cmd.Partition.LogicalPartition
 	start := time.Now()
@@ -69,6 +70,11 @@ type reader interface {
 	Read(ctx context.Context, cmd backend.ReadCommand) (backend.RowIterator, error)
 }
 
+// readSplit reads a split partition through s. With several pieces to
+// read, they are opened only as the read reaches them, from one snapshot
+// taken now (under the routing stripe, so the placement is s's): a LIMIT
+// that the first child satisfies opens only that child. A backend without
+// snapshots has every piece opened now instead.
 func (l *Layer) readSplit(ctx context.Context, from reader, s *State, cmd backend.ReadCommand) (backend.RowIterator, error) {
 	p := cmd.Partition.LogicalPartition
 	var pieces []readPiece
@@ -81,7 +87,16 @@ func (l *Layer) readSplit(ctx context.Context, from reader, s *State, cmd backen
 		}
 	}
 	it := &splitIter{reverse: cmd.Reverse, partition: p.Physical(backend.HomeShard)}
-	defer func() { metrics.fanOut.Observe(float64(len(it.all))) }()
+	lazy := false
+	if sn, ok := from.(backend.Snapshotter); ok && len(pieces) > 1 {
+		snap, err := sn.Snapshot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		it.snap, from, lazy = snap, snap, true
+	} else if _, isSnapshot := from.(backend.Snapshot); isSnapshot {
+		lazy = true
+	}
 	open := func(sh backend.Shard, slices []backend.Slice, static bool) (backend.RowIterator, error) {
 		c := cmd
 		c.Partition, c.Slices, c.Static = p.Physical(sh), slices, static
@@ -97,31 +112,42 @@ func (l *Layer) readSplit(ctx context.Context, from reader, s *State, cmd backen
 			it.Close()
 			return nil, err
 		}
-		it.parts = append(it.parts, st)
+		it.parts, it.opens = append(it.parts, st), append(it.opens, nil)
 	}
 	for _, pc := range pieces {
-		var its []backend.RowIterator
-		for _, sh := range pc.Shards {
-			r, err := open(sh, []backend.Slice{pc.Range}, false)
-			if err != nil {
+		openPiece := func() (backend.RowIterator, error) {
+			var its []backend.RowIterator
+			for _, sh := range pc.Shards {
+				r, err := open(sh, []backend.Slice{pc.Range}, false)
+				if err != nil {
+					return nil, err
+				}
+				its = append(its, r)
+			}
+			if len(its) == 1 {
+				return its[0], nil
+			}
+			return newMergeIter(its, cmd.Reverse), nil
+		}
+		var part backend.RowIterator
+		if !lazy {
+			var err error
+			if part, err = openPiece(); err != nil {
 				it.Close()
 				return nil, err
 			}
-			its = append(its, r)
 		}
-		if len(its) == 1 {
-			it.parts = append(it.parts, its[0])
-		} else {
-			it.parts = append(it.parts, newMergeIter(its, cmd.Reverse))
-		}
+		it.parts, it.opens = append(it.parts, part), append(it.opens, openPiece)
 	}
 	return it, nil
 }
 
 // splitIter concatenates the iterators of a logical partition's pieces.
 type splitIter struct {
-	parts     []backend.RowIterator // in read order
+	parts     []backend.RowIterator // in read order; nil until opened
+	opens     []func() (backend.RowIterator, error)
 	all       []backend.RowIterator // every opened iterator, to close
+	snap      backend.Snapshot      // the view lazily opened pieces read
 	cur       int
 	reverse   bool
 	partition backend.PhysicalPartition
@@ -130,6 +156,14 @@ type splitIter struct {
 
 func (it *splitIter) Next() bool {
 	for it.cur < len(it.parts) {
+		if it.parts[it.cur] == nil {
+			part, err := it.opens[it.cur]()
+			if err != nil {
+				it.err = err
+				return false
+			}
+			it.parts[it.cur] = part
+		}
 		if it.parts[it.cur].Next() {
 			return true
 		}
@@ -160,12 +194,21 @@ func (it *splitIter) Stats() backend.ReadStats {
 
 func (it *splitIter) Close() error {
 	var first error
+	if it.all != nil || it.snap != nil {
+		metrics.fanOut.Observe(float64(len(it.all)))
+	}
 	for _, r := range it.all {
 		if err := r.Close(); err != nil && first == nil {
 			first = err
 		}
 	}
 	it.all = nil
+	if it.snap != nil {
+		if err := it.snap.Close(); err != nil && first == nil {
+			first = err
+		}
+		it.snap = nil
+	}
 	return first
 }
 
