@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 
@@ -104,6 +105,14 @@ func (h *Harness) Run(d *datadriven.TestData) string {
 		return out.String()
 	case "restart":
 		h.Restart()
+		return "ok\n"
+	case "sleep":
+		// sleep 1100ms: lets TTLs expire in real time.
+		d, err := time.ParseDuration(d.CmdArgs[0].Key)
+		if err != nil {
+			return fmt.Sprintf("error: %v\n", err)
+		}
+		time.Sleep(d)
 		return "ok\n"
 	case "split":
 		var op, table, key, strategy string
