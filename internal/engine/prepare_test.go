@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/partita-db/partita/internal/cqltest"
@@ -30,6 +32,32 @@ func TestPreparedBatchText(t *testing.T) {
 		res, err := h.Session.Query(ctx, q, nil)
 		if err != nil || len(res.Rows) != 1 || string(res.Rows[0][0]) != string(int32Value(want).Bytes) {
 			t.Fatalf("%s: %v %v", q, err, res)
+		}
+	}
+}
+
+// TestBoundNullTTL: a TTL bound to null or to an empty value means no TTL,
+// even on a table with default_time_to_live (CASSANDRA-12216); an unset
+// TTL leaves the table's default.
+func TestBoundNullTTL(t *testing.T) {
+	h := cqltest.New(t)
+	mustExec(t, h.Session, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.t (k int PRIMARY KEY, v int) WITH default_time_to_live = 1000")
+	ctx := context.Background()
+	p, err := h.Session.Prepare(ctx, "INSERT INTO ks.t (k, v) VALUES (?, 1) USING TTL ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, ttl := range []engine.Value{{Bytes: nil}, {Bytes: []byte{}}, {Unset: true}, int32Value(7)} {
+		if _, err := h.Session.Execute(ctx, p.PreparedID, &engine.Options{Values: []engine.Value{int32Value(int32(k)), ttl}}); err != nil {
+			t.Fatalf("TTL %+v: %v", ttl, err)
+		}
+	}
+	// A second may pass between the write and the read.
+	for k, want := range [][]string{{"null"}, {"null"}, {"1000", "999"}, {"7", "6"}} {
+		got := h.Exec(fmt.Sprintf("SELECT ttl(v) FROM ks.t WHERE k = %d", k), 0)
+		if !strings.Contains(got, "\n"+want[0]+"\n") && (len(want) == 1 || !strings.Contains(got, "\n"+want[1]+"\n")) {
+			t.Errorf("k = %d: TTL\n%s\nwant %s", k, got, want[0])
 		}
 	}
 }

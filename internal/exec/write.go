@@ -54,10 +54,13 @@ func (w *writeContext) attributes(m *plan.Modify) (attributes, error) {
 		if err != nil {
 			return a, err
 		}
-		if !unset {
-			if v == nil {
-				return a, cqlerr.Invalidf("Invalid null value of TTL")
-			}
+		switch {
+		case unset: // keeps the table's default
+		case len(v) == 0:
+			// A null (or empty) TTL means no expiry, even against the
+			// table's default (Attributes.getTimeToLive, CASSANDRA-12216).
+			a.ttl = 0
+		default:
 			ttl, err := types.Int64(types.Int, v)
 			if err != nil {
 				return a, err
