@@ -46,10 +46,21 @@ func (s *Store) Move(ctx context.Context, cmd backend.MoveCommand) (backend.Move
 		}
 	}
 	for _, to := range cmd.Targets {
+		// A target needs the sources' deletion and a bound covering what
+		// it receives; one whose header holds both already gets no new
+		// operand (a migration makes thousands of steps, and every operand
+		// is merged by each read until a compaction folds them).
+		prefix := appendPhysical(nil, cmd.Partition.Physical(to))
+		cur, err := s.readHeader(prefix)
+		if err != nil {
+			return st, err
+		}
+		if cur.deletion.Max(deletion) == cur.deletion && cur.maxTimestamp >= maxTS {
+			continue
+		}
 		h := newHeader()
 		h.deletion, h.maxTimestamp = deletion, maxTS
-		key := partitionKindKey(cmd.Partition.Physical(to), kindHeader)
-		if err := batch.Merge(key, h.encode(nil), nil); err != nil {
+		if err := batch.Merge(append(prefix, kindHeader), h.encode(nil), nil); err != nil {
 			return st, err
 		}
 	}
