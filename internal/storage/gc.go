@@ -175,9 +175,14 @@ var _ backend.Maintainer = (*Store)(nil)
 // SetGCGrace implements backend.Maintainer.
 func (s *Store) SetGCGrace(f func(backend.TableID) (int64, bool)) { s.gcGrace.Store(&f) }
 
+// gcStepBytes bounds what one background step reads, so the walk costs a
+// small, steady share of the machine however large the partitions are (a
+// partition is never cut: a step ends between partitions).
+const gcStepBytes = 8 << 20
+
 // CollectGarbageStep implements backend.Maintainer.
 func (s *Store) CollectGarbageStep(ctx context.Context, now time.Time, maxPartitions int) (bool, error) {
-	st, err := s.CollectGarbage(ctx, now, GCLimits{MaxPartitions: maxPartitions})
+	st, err := s.CollectGarbage(ctx, now, GCLimits{MaxPartitions: maxPartitions, MaxBytes: gcStepBytes})
 	return st.Done, err
 }
 
