@@ -71,7 +71,8 @@ func settingsOf(o Options) Settings {
 	}
 	return Settings{Workloads: o.Workloads, Quick: o.Quick, Server: server, Connections: o.Connections,
 		Concurrency: o.Concurrency, ReadSeconds: o.Duration.Seconds(), Rows: o.Rows, WideRows: o.WideRows,
-		TombstoneRows: o.TombstoneRows, Peer: o.Peer, PebbleFloor: o.PebbleFloor}
+		TombstoneRows: o.TombstoneRows, SplitRows: o.SplitRows, SplitOther: o.SplitOtherRows, SplitMaxRows: o.SplitMaxRows,
+		SplitWindowSeconds: o.serverSplitTiming().window.Seconds(), Peer: o.Peer, PebbleFloor: o.PebbleFloor}
 }
 
 func writeOutputs(rep *Report, dir string) error {
@@ -110,7 +111,7 @@ func openSystems(ctx context.Context, o Options, peerAuto bool, rep *Report) (en
 		if env.dataDir, err = os.MkdirTemp("", "partita-bench-data"); err != nil {
 			return env, err
 		}
-		if env.node, err = startNode(ctx, env.dataDir, 0); err != nil {
+		if env.node, err = startNode(ctx, env.dataDir, 0, o.splitTiming); err != nil {
 			return env, fmt.Errorf("start Partita: %w", err)
 		}
 		addr = env.node.addr
@@ -185,7 +186,7 @@ func runWorkload(ctx context.Context, r *runner, w *workload, systems []system) 
 		wr.Steps = append(wr.Steps, sr)
 	}
 	for _, sys := range systems {
-		if sys.name() == SystemPebble && !hasIngest(w) {
+		if sys.name() == SystemPebble && (!hasIngest(w) || w.noFloor) {
 			continue
 		}
 		if err := sys.createTables(ctx, w.tables); err != nil {
@@ -205,13 +206,16 @@ func runWorkload(ctx context.Context, r *runner, w *workload, systems []system) 
 			if ctx.Err() != nil {
 				return wr
 			}
-			if a, ok := sys.(analyzer); ok && st.stmt.kind != kindRead && st.build == nil {
+			if a, ok := sys.(analyzer); ok && st.stmt.kind != kindRead && st.build == nil && res.Skipped == "" {
 				if err := a.analyze(ctx, w.tables); err != nil {
 					wr.Errors = append(wr.Errors, fmt.Sprintf("%s: %v", sys.name(), err))
 					break
 				}
 			}
 		}
+	}
+	if w.finish != nil {
+		w.finish(wr)
 	}
 	return wr
 }

@@ -11,7 +11,9 @@
 // a line in the report, not a failure.
 //
 // Layout: options.go (flags and sizes), workloads.go, wide.go,
-// tombstones.go and lwt.go (the workloads as data: tables and steps), runner.go (driving a step),
+// tombstones.go, lwt.go and split.go (the workloads as data: tables and
+// steps), splitwatch.go (what the split workload asks the server's
+// system_partita tables), runner.go (driving a step),
 // partita.go, postgres.go and pebblefloor.go (the systems), server.go (the
 // in-process node and its restart), report.go, targets.go and charts.go
 // (the output).
@@ -19,11 +21,14 @@
 // Invariants:
 //  1. Every request's arguments are a pure function of the workload, the
 //     step and the request's index, so every system receives the same rows
-//     and the same reads.
+//     and the same reads. One exception: the split workload's 8-children
+//     range is read from Partita's split, which runs first (invariant 2);
+//     the other systems read that same range.
 //  2. Each system runs a workload's steps in the same order, alone: the next
 //     system starts only after the previous one finished the workload.
 //  3. While a step has requests left, exactly its concurrency (Options.
-//     Concurrency, or 1 for a lone DELETE) of them are in flight: one per
+//     Concurrency, or 1 for a lone DELETE and for the split workload's
+//     whole 8-children range) of them are in flight: one per
 //     worker, each sending its next request when the last one is answered.
 //     A worker records its latencies in its own histogram, merged when the
 //     step ends.

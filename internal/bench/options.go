@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/partita-db/partita/internal/engine"
+	"github.com/partita-db/partita/internal/split"
 )
 
 // Workload names, in the order `all` runs them.
@@ -18,10 +21,11 @@ const (
 	WorkloadWide       = "wide"
 	WorkloadTombstones = "tombstones"
 	WorkloadLWT        = "lwt"
+	WorkloadSplit      = "split"
 )
 
 // Workloads lists every workload in the order `all` runs them.
-var Workloads = []string{WorkloadIoT, WorkloadUserEvents, WorkloadHotAsset, WorkloadWide, WorkloadTombstones, WorkloadLWT}
+var Workloads = []string{WorkloadIoT, WorkloadUserEvents, WorkloadHotAsset, WorkloadWide, WorkloadTombstones, WorkloadLWT, WorkloadSplit}
 
 // Peer names.
 const (
@@ -61,6 +65,14 @@ type Options struct {
 	TombstoneRows int
 	// LWTKeys is the number of rows the lwt workload's updates contend on.
 	LWTKeys int
+	// SplitRows is the number of rows the split workload's ingest writes
+	// to its hot partition; SplitOtherRows the rows of each of the 199
+	// other assets, written interleaved with them; SplitMaxRows the
+	// partition.split.max_rows the table is given when splitting is
+	// enabled.
+	SplitRows      int
+	SplitOtherRows int
+	SplitMaxRows   int
 	// OutDir receives results.json and the charts; empty writes nothing.
 	OutDir string
 	// Peer is PeerPostgres or PeerNone.
@@ -75,6 +87,36 @@ type Options struct {
 	Progress io.Writer
 	// Log receives one line per step and notes; nil discards them.
 	Log io.Writer
+
+	// splitTiming, when set, replaces the in-process server's split
+	// detector timing (Resolve sets it for quick runs; tests shorten it).
+	splitTiming splitTiming
+}
+
+// splitTiming is how often the server's split detector runs (tick) and how
+// long a partition must stay over the limit before it splits (window).
+type splitTiming struct {
+	window, tick time.Duration
+}
+
+// serverSplitTiming is the split detector timing of the server under
+// test: the in-process server's, or the defaults for an external one.
+func (o Options) serverSplitTiming() splitTiming {
+	if o.CQLAddr != "" {
+		return splitTiming{}.orDefault()
+	}
+	return o.splitTiming.orDefault()
+}
+
+// orDefault fills what is unset with the server defaults.
+func (t splitTiming) orDefault() splitTiming {
+	if t.window <= 0 {
+		t.window = split.DefaultPolicy().Window
+	}
+	if t.tick <= 0 {
+		t.tick = engine.DefaultConfig().SplitTick
+	}
+	return t
 }
 
 // Sizes of the two modes.
@@ -88,6 +130,18 @@ const (
 	quickDuration      = 2 * time.Second
 	fullDuration       = 10 * time.Second
 	defaultLWTKeys     = 8
+
+	quickSplitRows      = 50_000
+	fullSplitRows       = 2_000_000
+	quickSplitOtherRows = 50
+	fullSplitOtherRows  = 40_000
+	quickSplitMaxRows   = 5_000
+	fullSplitMaxRows    = 100_000
+	// quickSplitWindow is the in-process server's split hysteresis window
+	// in quick runs (the server default, 10 s, in full runs): a smoke test
+	// that waits 10 s twice, for the split and for any follow-up, would
+	// not stay under a minute.
+	quickSplitWindow = 2 * time.Second
 )
 
 // PostgresAvailable reports whether initdb and postgres exist in dir.
@@ -123,8 +177,14 @@ func (o Options) Resolve() (Options, error) {
 	pick(&o.WideRows, quickWideRows, fullWideRows)
 	pick(&o.TombstoneRows, quickTombstoneRows, fullTombstoneRows)
 	pick(&o.LWTKeys, defaultLWTKeys, defaultLWTKeys)
+	pick(&o.SplitRows, quickSplitRows, fullSplitRows)
+	pick(&o.SplitOtherRows, quickSplitOtherRows, fullSplitOtherRows)
+	pick(&o.SplitMaxRows, quickSplitMaxRows, fullSplitMaxRows)
 	pick(&o.Connections, 2, 2)
 	pick(&o.Concurrency, 32, 32)
+	if o.Quick && o.splitTiming.window <= 0 {
+		o.splitTiming.window = quickSplitWindow
+	}
 	if o.Duration <= 0 {
 		o.Duration = fullDuration
 		if o.Quick {
@@ -150,6 +210,15 @@ func (o Options) Resolve() (Options, error) {
 	}
 	if o.Rows < 100 || o.WideRows < 1000 || o.TombstoneRows < 1 {
 		return o, fmt.Errorf("sizes too small: rows ≥ 100 and wide rows ≥ 1000 are needed for the reads")
+	}
+	// The 8-children read needs 8 children inside the ingested rows, and
+	// every row of a partition needs its own millisecond of one day.
+	if o.SplitMaxRows < 10 || o.SplitRows < 10*o.SplitMaxRows || o.SplitRows > splitDayMillis {
+		return o, fmt.Errorf("split sizes: the hot partition needs at least 10 × max rows (%d) and at most %d rows, got %d",
+			o.SplitMaxRows, splitDayMillis, o.SplitRows)
+	}
+	if o.SplitOtherRows > splitDayMillis {
+		return o, fmt.Errorf("split sizes: each other asset has at most %d rows, got %d", splitDayMillis, o.SplitOtherRows)
 	}
 	if o.Progress == nil {
 		o.Progress = io.Discard

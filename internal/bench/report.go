@@ -49,8 +49,14 @@ type Settings struct {
 	Rows          int      `json:"rows"`
 	WideRows      int      `json:"wide_rows"`
 	TombstoneRows int      `json:"tombstone_rows"`
-	Peer          string   `json:"peer"`
-	PebbleFloor   bool     `json:"pebble_floor"`
+	SplitRows     int      `json:"split_rows"`
+	SplitOther    int      `json:"split_other_asset_rows"`
+	SplitMaxRows  int      `json:"split_max_rows"`
+	// SplitWindowSeconds is the server's split hysteresis window (the
+	// in-process server's; the default assumed for an external one).
+	SplitWindowSeconds float64 `json:"split_window_seconds"`
+	Peer               string  `json:"peer"`
+	PebbleFloor        bool    `json:"pebble_floor"`
 }
 
 // WorkloadResult holds a workload's steps.
@@ -60,6 +66,60 @@ type WorkloadResult struct {
 	Steps       []*StepResult `json:"steps"`
 	// Errors lists, per system, why the workload stopped early.
 	Errors []string `json:"errors,omitempty"`
+	// Split describes the split the split workload caused on Partita.
+	Split *SplitSummary `json:"split,omitempty"`
+}
+
+// SplitSummary is what the split workload saw of the split of its hot
+// partition on Partita, from system_partita.splits and split_history.
+type SplitSummary struct {
+	Partition string `json:"partition"`
+	MaxRows   int    `json:"max_rows"`
+	// Strategy, RowsBefore (the rows counted at its start), RowsMoved,
+	// BytesMoved and FirstChildren describe the first split.
+	Strategy      string `json:"strategy"`
+	RowsBefore    int64  `json:"rows_before"`
+	RowsMoved     int64  `json:"rows_moved"`
+	BytesMoved    int64  `json:"bytes_moved"`
+	FirstChildren int    `json:"first_children"`
+	// Migrations counts the splits of the partition: the first, and any
+	// follow-up of its growing end that the writes during the backfill
+	// pushed over the limit. Children is their number once it settled.
+	Migrations int `json:"migrations"`
+	Children   int `json:"children"`
+	// DetectSeconds runs from the ALTER TABLE to the first split's start
+	// (the hysteresis window and the measurements), BackfillSeconds from
+	// that start to its finish, SettledSeconds from the ALTER to the last
+	// split's finish.
+	DetectSeconds   float64 `json:"detect_seconds"`
+	BackfillSeconds float64 `json:"backfill_seconds"`
+	SettledSeconds  float64 `json:"settled_seconds"`
+	// BackfillShare is the part of the hot-writes-backfill step during
+	// which the first split's backfill ran.
+	BackfillShare float64 `json:"backfill_share_of_write_step"`
+	// The 8-children range: event_ts in [RangeFrom, RangeTo), RangeRows
+	// rows, the children as system_partita.splits prints them.
+	RangeFrom     time.Time `json:"range_from"`
+	RangeTo       time.Time `json:"range_to"`
+	RangeRows     int       `json:"range_rows"`
+	RangeChildren []string  `json:"range_children,omitempty"`
+}
+
+// write prints the split summary's lines.
+func (s *SplitSummary) write(w io.Writer, workload string) {
+	rate := ""
+	if s.BackfillSeconds > 0 {
+		rate = ", " + FormatBytes(int64(float64(s.BytesMoved)/s.BackfillSeconds)) + "/s"
+	}
+	fmt.Fprintf(w, "%s: %s (max_rows %d): %s split of %s rows into %d children, started %.1f s after the ALTER, backfill %.1f s (%s rows, %s moved%s)\n",
+		workload, s.Partition, s.MaxRows, s.Strategy, groupThousands(s.RowsBefore), s.FirstChildren, s.DetectSeconds,
+		s.BackfillSeconds, groupThousands(s.RowsMoved), FormatBytes(s.BytesMoved), rate)
+	fmt.Fprintf(w, "%s: %d split(s), the last finished %.1f s after the ALTER, %d children; the backfill ran for %.0f%% of hot-writes-backfill\n",
+		workload, s.Migrations, s.SettledSeconds, s.Children, 100*s.BackfillShare)
+	if s.RangeRows > 0 {
+		fmt.Fprintf(w, "%s: the 8-children range is event_ts in [%s, %s): %s rows\n", workload,
+			s.RangeFrom.UTC().Format(time.RFC3339Nano), s.RangeTo.UTC().Format(time.RFC3339Nano), groupThousands(int64(s.RangeRows)))
+	}
 }
 
 // StepResult holds every system's figures for one step and Partita's
@@ -193,6 +253,9 @@ func (r *Report) WriteSummary(out io.Writer) error {
 					fmt.Fprintf(bw, "%s %s (%s): %s\n", w.Name, s.Name, res.System, resultRemark(res))
 				}
 			}
+		}
+		if w.Split != nil {
+			w.Split.write(bw, w.Name)
 		}
 		for _, e := range w.Errors {
 			fmt.Fprintf(bw, "%s FAILED: %s\n", w.Name, e)

@@ -45,6 +45,17 @@ type step struct {
 	// note describes a finished step's result (the lwt workload's applied
 	// share).
 	note func(Result) string
+	// only, when set, is the one system that runs the step; the others
+	// report it skipped, for the reason onlyWhy.
+	only, onlyWhy string
+	// before runs, untimed, before the step on each system that runs it
+	// (the split workload enables splitting there); a *skipError skips
+	// the step.
+	before func(ctx context.Context, sys system) error
+	// after runs, untimed and outside any CPU profile, once the step has
+	// figures (the split workload waits for the split there); it may add
+	// to res.Note.
+	after func(ctx context.Context, sys system, res *Result) error
 }
 
 // Result is one system's figures for one step.
@@ -86,11 +97,20 @@ type runner struct {
 // returned in Result.Error.
 func (r *runner) runStep(ctx context.Context, workload string, sys system, st *step) Result {
 	res := Result{System: sys.name()}
+	if st.only != "" && sys.name() != st.only {
+		res.Skipped = st.onlyWhy
+		return res
+	}
 	var o op
 	var err error
-	if st.build != nil {
+	if st.before != nil {
+		err = st.before(ctx, sys)
+	}
+	switch {
+	case err != nil:
+	case st.build != nil:
 		o, err = st.build(ctx, sys)
-	} else {
+	default:
 		o, err = sys.prepare(ctx, st.stmt)
 	}
 	var skip *skipError
@@ -102,10 +122,11 @@ func (r *runner) runStep(ctx context.Context, workload string, sys system, st *s
 		res.Error = err.Error()
 		return res
 	}
-	if st.timed {
+	if st.timed && (st.stmt.kind == kindRead || st.build != nil) {
 		// A timed read first runs unrecorded for a tenth of its duration,
 		// so that its figures describe the steady state, not the caches
-		// and compactions the previous step left behind.
+		// and compactions the previous step left behind. A timed write
+		// does not: its warm-up would write the rows it is to time.
 		var warm Result
 		r.drive(ctx, workload, sys.name(), st, o, r.opts.Duration/warmupDivisor, &warm)
 		if warm.Error != "" {
@@ -113,24 +134,29 @@ func (r *runner) runStep(ctx context.Context, workload string, sys system, st *s
 			return res
 		}
 	}
+	stopProfile := func() {}
 	if r.opts.CPUProfileDir != "" && sys.name() == SystemPartita {
-		stop, err := startCPUProfile(r.opts.CPUProfileDir, workload, st.name)
-		if err != nil {
+		if stopProfile, err = startCPUProfile(r.opts.CPUProfileDir, workload, st.name); err != nil {
 			res.Error = err.Error()
 			return res
 		}
-		defer stop()
 	}
 	var rss *rssSampler
 	if st.ingest && r.inProcess && sys.name() == SystemPartita {
 		rss = startRSSSampler()
 	}
 	r.drive(ctx, workload, sys.name(), st, o, r.opts.Duration, &res)
+	stopProfile()
 	if rss != nil {
 		res.PeakRSS = rss.stop()
 	}
 	if st.note != nil && res.Error == "" {
 		res.Note = st.note(res)
+	}
+	if st.after != nil && res.Error == "" {
+		if err := st.after(ctx, sys, &res); err != nil {
+			res.Error = err.Error()
+		}
 	}
 	return res
 }

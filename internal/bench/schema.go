@@ -42,6 +42,9 @@ type table struct {
 	partition  int      // the first partition columns form the partition key
 	clustering int      // the next clustering columns are the clustering key
 	desc       []bool   // clustering order per clustering column (true = DESC)
+	// cqlOptions are more CQL table options ("extensions = {...}"); the
+	// SQL table has no equivalent.
+	cqlOptions string
 }
 
 func (t *table) keyCols() int { return t.partition + t.clustering }
@@ -77,6 +80,13 @@ func (t *table) createCQL() string {
 			order = append(order, n+" "+dir)
 		}
 		fmt.Fprintf(&b, " WITH CLUSTERING ORDER BY (%s)", strings.Join(order, ", "))
+	}
+	if t.cqlOptions != "" {
+		if slices.Contains(t.desc, true) {
+			b.WriteString(" AND " + t.cqlOptions)
+		} else {
+			b.WriteString(" WITH " + t.cqlOptions)
+		}
 	}
 	return b.String()
 }

@@ -20,7 +20,9 @@ import (
 // wired as `partita serve` wires one (storage, engine, CQL server), with a
 // synced WAL.
 type node struct {
-	dir      string
+	dir string
+	// split replaces the split detector's timing where set (quick runs).
+	split    splitTiming
 	addr     string
 	store    *storage.Store
 	eng      *engine.Engine
@@ -29,9 +31,9 @@ type node struct {
 }
 
 // startNode opens the store in dir and serves CQL on 127.0.0.1, on port
-// (0 picks a free one).
-func startNode(ctx context.Context, dir string, port int) (n *node, err error) {
-	n = &node{dir: dir, serveErr: make(chan error, 1)}
+// (0 picks a free one), with the split detector's timing where st sets it.
+func startNode(ctx context.Context, dir string, port int, st splitTiming) (n *node, err error) {
+	n = &node{dir: dir, split: st, serveErr: make(chan error, 1)}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, n.stop())
@@ -47,6 +49,12 @@ func startNode(ctx context.Context, dir string, port int) (n *node, err error) {
 	tcp := ln.Addr().(*net.TCPAddr)
 	ecfg := engine.DefaultConfig()
 	ecfg.RPCAddress, ecfg.ListenAddress, ecfg.NativePort = tcp.IP, tcp.IP, tcp.Port
+	if st.window > 0 {
+		ecfg.Split.Window = st.window
+	}
+	if st.tick > 0 {
+		ecfg.SplitTick = st.tick
+	}
 	if n.eng, err = engine.Open(ctx, n.store, ecfg); err != nil {
 		ln.Close()
 		return n, fmt.Errorf("open engine: %w", err)
@@ -115,7 +123,7 @@ func restartNode(ctx context.Context, n *node, query string, conns int) (*node, 
 	r.StopMs = millisSince(t0)
 	r.DataBytes = dirSize(n.dir)
 	t1 := time.Now()
-	n2, err := startNode(ctx, n.dir, 0)
+	n2, err := startNode(ctx, n.dir, 0, n.split)
 	if err != nil {
 		return nil, r, fmt.Errorf("reopen: %w", err)
 	}

@@ -59,6 +59,12 @@ func describeWorkload(w *workload) string {
 			b.WriteString(", ingest")
 		}
 		b.WriteString(")\n")
+		if st.only != "" {
+			fmt.Fprintf(&b, "  only on %s: %s\n", st.only, st.onlyWhy)
+		}
+		if st.before != nil || st.after != nil {
+			b.WriteString("  with untimed work before or after it (arguments may depend on it)\n")
+		}
 		if st.build == nil {
 			fmt.Fprintf(&b, "  cql: %s\n  sql: %s\n", st.stmt.cql, st.stmt.sqlText())
 		}

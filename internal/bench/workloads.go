@@ -16,6 +16,11 @@ type workload struct {
 	// probe is a cheap CQL read of the workload's data: the query timed
 	// after a restart.
 	probe string
+	// noFloor leaves the Pebble floor out of the workload's writes.
+	noFloor bool
+	// finish, when set, adds what the workload observed beyond its steps'
+	// figures to its result, once every system has run it.
+	finish func(*WorkloadResult)
 }
 
 // buildWorkload returns the named workload sized by o.
@@ -33,6 +38,8 @@ func buildWorkload(name string, o Options) (*workload, error) {
 		return tombstonesWorkload(o), nil
 	case WorkloadLWT:
 		return lwtWorkload(o), nil
+	case WorkloadSplit:
+		return splitWorkload(o), nil
 	}
 	return nil, fmt.Errorf("unknown workload %q", name)
 }

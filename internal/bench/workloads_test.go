@@ -16,14 +16,16 @@ func TestResolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	if quick.Rows != quickRows || quick.WideRows != quickWideRows || quick.TombstoneRows != quickTombstoneRows ||
-		quick.Duration != quickDuration || quick.Concurrency != 32 || quick.Connections != 2 {
+		quick.Duration != quickDuration || quick.Concurrency != 32 || quick.Connections != 2 ||
+		quick.SplitRows != quickSplitRows || quick.SplitOtherRows != quickSplitOtherRows || quick.SplitMaxRows != quickSplitMaxRows {
 		t.Errorf("quick defaults: %+v", quick)
 	}
 	if !slices.Equal(quick.Workloads, Workloads) {
 		t.Errorf("no workloads resolve to %v, want all", quick.Workloads)
 	}
 	full, _ := Options{Peer: PeerNone, Rows: 5000}.Resolve()
-	if full.Rows != 5000 || full.WideRows != fullWideRows || full.Duration != fullDuration {
+	if full.Rows != 5000 || full.WideRows != fullWideRows || full.Duration != fullDuration ||
+		full.SplitRows != fullSplitRows || full.SplitOtherRows != fullSplitOtherRows || full.SplitMaxRows != fullSplitMaxRows {
 		t.Errorf("full defaults: %+v", full)
 	}
 	order, _ := Options{Peer: PeerNone, Workloads: []string{"lwt", "iot", "lwt"}}.Resolve()
@@ -39,6 +41,9 @@ func TestResolve(t *testing.T) {
 		{"postgres without binaries", Options{Peer: PeerPostgres, PostgresBin: t.TempDir()}},
 		{"too few rows", Options{Peer: PeerNone, Rows: 10}},
 		{"too narrow", Options{Peer: PeerNone, WideRows: 500}},
+		{"split partition too small", Options{Peer: PeerNone, SplitRows: 50_000, SplitMaxRows: 10_000}},
+		{"split partition too wide for a day", Options{Peer: PeerNone, SplitRows: 100_000_000}},
+		{"other assets too wide for a day", Options{Peer: PeerNone, SplitOtherRows: 100_000_000}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := tc.o.Resolve(); err == nil {
@@ -100,7 +105,11 @@ func TestIngestKeysUnique(t *testing.T) {
 			if st.stmt.kind != kindWrite || st.build != nil {
 				continue
 			}
-			for i := range st.requests {
+			n := st.requests
+			if st.timed {
+				n = 1000 // the first requests of a timed write
+			}
+			for i := range n {
 				for _, row := range st.args(i) {
 					key, _, err := encodeKeyValue(nil, nil, st.stmt.table, row)
 					if err != nil {
