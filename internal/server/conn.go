@@ -58,6 +58,9 @@ type conn struct {
 	// slots holds a token per executing request (invariant 1).
 	slots    chan struct{}
 	handlers sync.WaitGroup
+	// work hands engine requests to idle workers; closed when the reader
+	// ends, which lets the workers exit.
+	work chan engineJob
 
 	// out carries complete response frames to the writer; closed by serve
 	// once the reader and all handlers are done.
@@ -91,6 +94,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 		sess:       s.eng.NewSession(),
 		maxBody:    s.cfg.MaxFrameSize - protocol.HeaderSize,
 		slots:      make(chan struct{}, s.cfg.MaxInFlightPerConn),
+		work:       make(chan engineJob),
 		out:        make(chan *frameBuf, s.cfg.MaxInFlightPerConn),
 		writerDone: make(chan struct{}),
 		evSignal:   make(chan struct{}, 1),
@@ -106,6 +110,7 @@ func (c *conn) serve() {
 	c.log.Debug("connection opened")
 	go c.writeLoop()
 	fatal := c.readLoop()
+	close(c.work)
 	if fatal != nil {
 		c.send(fatal)
 	}

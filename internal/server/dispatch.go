@@ -12,8 +12,8 @@ import (
 	"github.com/partita-db/partita/internal/protocol"
 )
 
-// isEngineRequest reports whether op is run by the engine, on a goroutine
-// of its own; every other message is answered by the reader.
+// isEngineRequest reports whether op is run by the engine, on a worker;
+// every other message is answered by the reader.
 func isEngineRequest(op protocol.Opcode) bool {
 	switch op {
 	case protocol.OpQuery, protocol.OpPrepare, protocol.OpExecute, protocol.OpBatch:
@@ -23,8 +23,8 @@ func isEngineRequest(op protocol.Opcode) bool {
 }
 
 // dispatch answers one frame: engine requests of a started connection on
-// their own goroutine once a slot is free (invariant 1), everything else
-// here. It returns false when the connection is being torn down.
+// a worker once a slot is free (invariant 1), everything else here. It
+// returns false when the connection is being torn down.
 func (c *conn) dispatch(f protocol.Frame) bool {
 	start := time.Now()
 	if !c.ready || !isEngineRequest(f.Header.Opcode) {
@@ -38,15 +38,43 @@ func (c *conn) dispatch(f protocol.Frame) bool {
 	}
 	c.handlers.Add(1)
 	c.srv.metrics.inFlight(1)
-	go func() {
-		defer func() {
-			<-c.slots
-			c.srv.metrics.inFlight(-1)
-			c.handlers.Done()
-		}()
-		c.handle(f, start, c.engineRequest)
-	}()
+	j := engineJob{f: f, start: start}
+	select {
+	case c.work <- j: // an idle worker takes it
+	default:
+		go c.worker(j)
+	}
 	return true
+}
+
+// engineJob is one engine request waiting for a worker.
+type engineJob struct {
+	f     protocol.Frame
+	start time.Time
+}
+
+// worker runs engine requests: the one it was started for, then the next
+// ones while the connection lives. Workers are kept rather than started
+// per request so that a stack, once grown by the engine's call depth,
+// serves later requests without growing again. There are never more
+// workers than slots: a new one starts only when every worker is busy.
+func (c *conn) worker(j engineJob) {
+	for {
+		c.runJob(j)
+		var ok bool
+		if j, ok = <-c.work; !ok {
+			return // the reader is done
+		}
+	}
+}
+
+func (c *conn) runJob(j engineJob) {
+	defer func() {
+		<-c.slots
+		c.srv.metrics.inFlight(-1)
+		c.handlers.Done()
+	}()
+	c.handle(j.f, j.start, c.engineRequest)
 }
 
 // handle decodes f, runs it and queues the reply on f's stream. A

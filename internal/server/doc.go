@@ -7,8 +7,9 @@
 //
 // Each connection has three kinds of goroutine: one reader, which reads a
 // frame, answers connection-level messages (OPTIONS, STARTUP, REGISTER and
-// anything malformed) itself and hands engine requests to a goroutine of
-// their own; those request goroutines, which may finish in any order
+// anything malformed) itself and hands engine requests to workers; the
+// workers, kept for the connection's life and never more than its request
+// slots, which run requests concurrently and may finish them in any order
 // (replies carry the request's stream id, so drivers match them); and one
 // writer, which serialises response frames and flushes when its queue runs
 // dry, so that pipelined replies share a system call.
