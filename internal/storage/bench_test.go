@@ -188,3 +188,23 @@ func BenchmarkMergeRow(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMergeRowSingle is the merge operator on a row key with one
+// operand, which is what a read of a recently written row sees until a
+// compaction turns the operand into a plain value.
+func BenchmarkMergeRowSingle(b *testing.B) {
+	key := rowKey(appendPhysical(nil, testPartition(1, "sensor-1", 0)), ck(7))
+	row := rowOf(ck(7), 10, regularCell(1, "some text value", 10), regularCell(2, "42", 10))
+	v := encodeRow(nil, &row)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m, err := merger.Merge(key, v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := m.Finish(true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -118,6 +118,22 @@ func decodeDataKey(k []byte) (decodedKey, error) {
 	return d, nil
 }
 
+// dataKeyKind returns the kind byte of a data key without decoding its
+// partition key; the merge operator calls it on every merged read.
+func dataKeyKind(k []byte) (byte, error) {
+	if len(k) < 17 || k[0] != prefixData {
+		return 0, errBadKey
+	}
+	rest, err := types.SkipBytesKey(k[17:])
+	if err != nil {
+		return 0, err
+	}
+	if len(rest) < 5 {
+		return 0, errBadKey
+	}
+	return rest[4], nil
+}
+
 func decodeRangeTombstoneSuffix(s []byte) (backend.Slice, error) {
 	var out backend.Slice
 	start, rest, err := types.DecodeBytesKey(s)

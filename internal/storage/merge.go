@@ -15,11 +15,11 @@ import (
 var merger = &pebble.Merger{
 	Name: "partita.lww.v1",
 	Merge: func(key, value []byte) (pebble.ValueMerger, error) {
-		d, err := decodeDataKey(key)
+		kind, err := dataKeyKind(key)
 		if err != nil {
 			return nil, fmt.Errorf("merge on non-data key %x: %w", key, err)
 		}
-		switch d.kind {
+		switch kind {
 		case kindHeader:
 			m := &headerMerger{}
 			return m, m.add(value)
@@ -30,35 +30,41 @@ var merger = &pebble.Merger{
 			m := &rowMerger{}
 			return m, m.add(value)
 		}
-		return nil, fmt.Errorf("merge on key kind %d", d.kind)
+		return nil, fmt.Errorf("merge on key kind %d", kind)
 	},
 }
 
 // rowMerger keeps the first operand as bytes and decodes only when a second
-// one arrives: most reads see a single operand.
+// one arrives: most reads see a single operand, so the common case costs
+// one small allocation and one copy.
 type rowMerger struct {
-	first   []byte
+	first  []byte
+	merged *rowMerge
+}
+
+// rowMerge is the decoded state once a row has two or more operands.
+type rowMerge struct {
 	row     backend.Row
 	scratch []backend.Cell
 	next    backend.Row
-	n       int
 }
 
 func (m *rowMerger) add(value []byte) error {
-	m.n++
-	switch m.n {
-	case 1:
-		m.first = append([]byte(nil), value...)
+	if m.first == nil {
+		m.first = append(make([]byte, 0, len(value)), value...)
 		return nil
-	case 2:
-		if err := decodeRow(m.first, &m.row, false); err != nil {
+	}
+	if m.merged == nil {
+		m.merged = &rowMerge{}
+		if err := decodeRow(m.first, &m.merged.row, false); err != nil {
 			return err
 		}
 	}
-	if err := decodeRow(value, &m.next, true); err != nil {
+	r := m.merged
+	if err := decodeRow(value, &r.next, true); err != nil {
 		return err
 	}
-	m.scratch = backend.MergeInto(&m.row, &m.next, m.scratch)
+	r.scratch = backend.MergeInto(&r.row, &r.next, r.scratch)
 	return nil
 }
 
@@ -66,10 +72,10 @@ func (m *rowMerger) MergeNewer(value []byte) error { return m.add(value) }
 func (m *rowMerger) MergeOlder(value []byte) error { return m.add(value) }
 
 func (m *rowMerger) Finish(includesBase bool) ([]byte, io.Closer, error) {
-	if m.n == 1 {
+	if m.merged == nil {
 		return m.first, nil, nil
 	}
-	return encodeRow(nil, &m.row), nil, nil
+	return encodeRow(nil, &m.merged.row), nil, nil
 }
 
 type headerMerger struct {

@@ -103,3 +103,18 @@ func FuzzParseType(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSkipBytesKey: SkipBytesKey accepts exactly what DecodeBytesKey
+// accepts and leaves the same rest.
+func FuzzSkipBytesKey(f *testing.F) {
+	f.Add(AppendBytesKey(nil, []byte("a\x00b")))
+	f.Add([]byte{'a', 0, 0xFF, 0, 2})
+	f.Add([]byte{0, 1, 9})
+	f.Fuzz(func(t *testing.T, src []byte) {
+		_, want, derr := DecodeBytesKey(src)
+		got, serr := SkipBytesKey(src)
+		if (derr == nil) != (serr == nil) || (derr == nil && !bytes.Equal(got, want)) {
+			t.Fatalf("%x: decode rest %x err %v, skip rest %x err %v", src, want, derr, got, serr)
+		}
+	})
+}

@@ -334,6 +334,26 @@ func DecodeBytesKey(src []byte) (b, rest []byte, err error) {
 	return b, src[r.pos:], nil
 }
 
+// SkipBytesKey returns the bytes after one byte string written by
+// AppendBytesKey, without decoding it.
+func SkipBytesKey(src []byte) (rest []byte, err error) {
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], 0)
+		if j < 0 || i+j+1 >= len(src) {
+			return src, errors.New("unterminated byte string")
+		}
+		i += j + 1
+		switch src[i] {
+		case 0x01:
+			return src[i+1:], nil
+		case 0xFF:
+			i++
+		default:
+			return src, errors.New("bad byte string escape")
+		}
+	}
+}
+
 // appendOrderedLength writes n so that byte order is numeric order: one
 // byte below 0xF8, else 0xF7+k followed by n in k big-endian bytes.
 func appendOrderedLength(dst []byte, n uint64) []byte {
