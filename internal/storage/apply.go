@@ -19,22 +19,23 @@ func (s *Store) Apply(ctx context.Context, b *backend.WriteBatch) error {
 		return err
 	}
 	muts := coalesce(b.Mutations)
+	folds := s.planFolds(muts)
 	switch {
 	case len(b.DropTables) > 0:
 		s.dropMu.Lock()
 		defer s.dropMu.Unlock()
-	case anyRewrite(muts):
+	case anyRewrite(muts) || folds != nil:
 		s.dropMu.RLock()
 		defer s.dropMu.RUnlock()
 	}
-	unlock := s.locks.lock(muts)
+	unlock := s.locks.lock(muts, folds)
 	defer unlock()
 	batch := s.db.NewBatch()
 	defer batch.Close()
 	var bounds []headerBound
 	large := false
 	for i := range muts {
-		b, many, err := s.writeMutation(batch, &muts[i])
+		b, many, err := s.writeMutation(batch, &muts[i], folds != nil && folds[i])
 		if err != nil {
 			return err
 		}
@@ -162,8 +163,9 @@ func coalesce(muts []backend.Mutation) []backend.Mutation {
 }
 
 // writeMutation adds m to batch; it returns the header bound to record once
-// the batch commits, and whether m deletes many stored rows.
-func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) (headerBound, bool, error) {
+// the batch commits, and whether m deletes many stored rows. With fold set
+// (and the stripe held exclusively) its rows are folded (invariant 13).
+func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation, fold bool) (headerBound, bool, error) {
 	p := m.Partition
 	prefix := appendPhysical(nil, p)
 	h := newHeader()
@@ -190,7 +192,7 @@ func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) (headerB
 	}
 	if m.Static != nil {
 		buf = encodeRow(buf[:0], m.Static)
-		if err := batch.Merge(append(append([]byte(nil), prefix...), kindStatic), buf, nil); err != nil {
+		if err := s.writeRow(batch, append(append([]byte(nil), prefix...), kindStatic), m.Static, buf, fold); err != nil {
 			return headerBound{}, false, err
 		}
 		h.maxTimestamp = max(h.maxTimestamp, m.Static.MaxTimestamp())
@@ -199,7 +201,7 @@ func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) (headerB
 	for i := range m.Rows {
 		r := &m.Rows[i]
 		buf = encodeRow(buf[:0], r)
-		if err := batch.Merge(rowKey(prefix, r.Clustering), buf, nil); err != nil {
+		if err := s.writeRow(batch, rowKey(prefix, r.Clustering), r, buf, fold); err != nil {
 			return headerBound{}, false, err
 		}
 		h.maxTimestamp = max(h.maxTimestamp, r.MaxTimestamp())
@@ -222,6 +224,15 @@ func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation) (headerB
 		bound.bound = h.maxTimestamp
 	}
 	return bound, large, batch.Merge(append(append([]byte(nil), prefix...), kindHeader), h.encode(buf[:0]), nil)
+}
+
+// writeRow adds one row (or static row) value to batch: a merge operand, or
+// with fold the key's stored value merged with it.
+func (s *Store) writeRow(batch *pebble.Batch, key []byte, r *backend.Row, encoded []byte, fold bool) error {
+	if fold {
+		return s.writeFolded(batch, key, r, encoded)
+	}
+	return batch.Merge(key, encoded, nil)
 }
 
 // removeShadowed deletes, inside batch, the stored rows that m's partition

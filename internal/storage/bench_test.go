@@ -208,3 +208,19 @@ func BenchmarkMergeRowSingle(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHotKeysNote is the per-row cost of counting writes for folding
+// (invariant 13), over 100k distinct rows.
+func BenchmarkHotKeysNote(b *testing.B) {
+	h := newHotKeys(0)
+	p := testPartition(1, "sensor-1", 0)
+	keys := make([][]byte, 100_000)
+	for i := range keys {
+		keys[i] = ck(i)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		h.note(p, keys[i%len(keys)])
+	}
+}

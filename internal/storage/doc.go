@@ -75,4 +75,16 @@
 //     kept in memory. A table GCGrace does not know is removed with one
 //     DeleteRange. Key ranges that lost enough bytes are compacted
 //     (DB.Compact) so the space is returned to the file system.
+//
+// Hot rows:
+//
+//  13. A hot row does not pile up operands: the store counts writes per row
+//     key (hotKeys, approximately, never high), and every foldAfter-th write
+//     of a key reads the key's merged value and writes it, merged with the
+//     new row, as one Set under the stripe held exclusively and dropMu
+//     shared (as in 6), so no concurrent write lands between the read and
+//     the Set. Reads of the key then merge at most foldAfter operands,
+//     however often the row was updated since the last flush (a memtable
+//     keeps every operand of a key). Only a mutation writing one row and no
+//     deletion range folds, so its batch holds no other operand of the key.
 package storage

@@ -39,6 +39,11 @@ type Options struct {
 
 	// fs replaces the file system (tests run on an in-memory one).
 	fs vfs.FS
+	// foldAfter replaces foldAfter (tests fold often to exercise it).
+	foldAfter int
+	// merger replaces the merge operator (tests count its operands); it
+	// must reconcile as merger does.
+	merger *pebble.Merger
 }
 
 // Store is the embedded Pebble implementation of backend.Backend.
@@ -49,6 +54,7 @@ type Store struct {
 	gcGrace atomic.Pointer[func(backend.TableID) (int64, bool)]
 	headers headerBounds
 	locks   partitionLocks
+	hot     *hotKeys
 	// dropMu orders table drops against every read-then-rewrite (deletions
 	// that take the slow path, garbage collection): a drop holds it
 	// exclusively, a rewrite shared, so a rewrite never writes back rows
@@ -80,6 +86,9 @@ func Open(opts Options) (*Store, error) {
 	if opts.fs != nil {
 		popts.FS = opts.fs
 	}
+	if opts.merger != nil {
+		popts.Merger = opts.merger
+	}
 	if opts.CrashableFS != nil {
 		popts.FS = opts.CrashableFS.fs
 	}
@@ -88,7 +97,7 @@ func Open(opts Options) (*Store, error) {
 	} else {
 		popts.Logger = quietLogger{}
 	}
-	st := &Store{cache: cache}
+	st := &Store{cache: cache, hot: newHotKeys(opts.foldAfter)}
 	popts.EventListener = &pebble.EventListener{FlushEnd: func(pebble.FlushInfo) { st.flushed() }}
 	db, err := pebble.Open(opts.Dir, popts)
 	if err != nil {
@@ -187,12 +196,14 @@ type heldLock struct {
 }
 
 // lock takes the stripes of every partition in muts, in stripe order so that
-// concurrent batches cannot deadlock, and returns the unlock function.
-func (l *partitionLocks) lock(muts []backend.Mutation) func() {
+// concurrent batches cannot deadlock, and returns the unlock function. A
+// stripe is taken exclusively for a mutation that rewrites its partition or
+// (folds[i]) folds a row.
+func (l *partitionLocks) lock(muts []backend.Mutation, folds []bool) func() {
 	want := map[int]bool{}
 	for i := range muts {
 		st := l.stripe(muts[i].Partition.LogicalPartition)
-		want[st] = want[st] || needsRewrite(&muts[i])
+		want[st] = want[st] || needsRewrite(&muts[i]) || (folds != nil && folds[i])
 	}
 	held := make([]heldLock, 0, len(want))
 	for st, ex := range want {
