@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -224,6 +225,16 @@ func (c *conn) writeLoop() {
 		for open && len(c.out) > 0 {
 			fb, ok := <-c.out
 			open = ok && c.write(bw, fb)
+		}
+		if open && len(c.slots) > 1 {
+			// Other requests are executing and often finish together
+			// (one WAL sync answers many writes): let them queue their
+			// replies so one write carries them all.
+			runtime.Gosched()
+			for open && len(c.out) > 0 {
+				fb, ok := <-c.out
+				open = ok && c.write(bw, fb)
+			}
 		}
 		if timeout := c.srv.cfg.IdleTimeout; timeout > 0 {
 			c.nc.SetWriteDeadline(time.Now().Add(timeout))
