@@ -171,6 +171,7 @@ func (n *node) start(ctx context.Context) error {
 		_ = n.metrics.Registry.Register(c) // already registered by an earlier node of this process: fine
 	}
 	_ = n.metrics.Registry.Register(newPartitionCollector(n.eng.LargePartitions))
+	_ = n.metrics.Registry.Register(newStorageCollector(store.Stats))
 	scfg := n.cfg.Server()
 	scfg.Metrics = n.metrics
 	n.cql = server.New(scfg, n.eng, n.log)

@@ -50,6 +50,9 @@ func TestSplitCommand(t *testing.T) {
 	for _, want := range []string{
 		`partita_table_partitions_tracked{keyspace="ks",table="events"} 1`,
 		`partita_top_partition_rows{keyspace="ks",partition_key="'hot'",split="no",table="events"} 3000`,
+		"partita_storage_block_cache_hits_total ",
+		"partita_storage_memtable_bytes ",
+		"partita_storage_read_amplification ",
 	} {
 		if !strings.Contains(string(metrics), want) {
 			t.Fatalf("/metrics lacks %s:\n%s", want, grepLines(string(metrics), "partita_t"))
