@@ -20,7 +20,8 @@ import (
 type Options struct {
 	// Dir is the data directory; it is created if missing.
 	Dir string
-	// CacheBytes sizes Pebble's block cache (default 64 MiB).
+	// CacheBytes sizes Pebble's block cache (default 64 MiB); the memory
+	// of the memtables comes on top of it.
 	CacheBytes int64
 	// NoSync acknowledges writes before the WAL is synced. Only tests and
 	// benchmarks that measure the difference may set it.
@@ -39,6 +40,8 @@ type Options struct {
 
 	// fs replaces the file system (tests run on an in-memory one).
 	fs vfs.FS
+	// memTableSize replaces memTableSize (tests fill memtables quickly).
+	memTableSize uint64
 	// foldAfter replaces foldAfter (tests fold often to exercise it).
 	foldAfter int
 	// merger replaces the merge operator (tests count its operands); it
@@ -68,16 +71,31 @@ type Store struct {
 
 var _ backend.Backend = (*Store)(nil)
 
+// memTableSize is the size of a Pebble memtable; memTablesCharged of them
+// are counted against the block cache while one is written and the other
+// flushed.
+const (
+	memTableSize     = 32 << 20
+	memTablesCharged = 2
+)
+
 // Open opens (or creates) a store in opts.Dir.
 func Open(opts Options) (*Store, error) {
 	if opts.CacheBytes == 0 {
 		opts.CacheBytes = 64 << 20
 	}
-	cache := pebble.NewCache(opts.CacheBytes)
+	if opts.memTableSize == 0 {
+		opts.memTableSize = memTableSize
+	}
+	// Pebble charges its memtables to the block cache (Cache.Reserve): the
+	// memtable being written and the one being flushed. Without room for
+	// them a 64 MiB cache beside two 32 MiB memtables holds no block at
+	// all, and every read goes to the file system.
+	cache := pebble.NewCache(opts.CacheBytes + memTablesCharged*int64(opts.memTableSize))
 	popts := &pebble.Options{
 		Cache:                      cache,
 		Merger:                     merger,
-		MemTableSize:               32 << 20,
+		MemTableSize:               opts.memTableSize,
 		L0CompactionThreshold:      4,
 		L0StopWritesThreshold:      1000,
 		LBaseMaxBytes:              64 << 20,
