@@ -28,9 +28,9 @@ type measurement struct {
 	shard     backend.Shard
 	rows      int64
 	bytes     int64
-	keys      [][]byte // every clustering key, in order (for split points)
-	largest   int64    // bytes of the largest row
-	rowsBytes int64    // bytes of all rows as read
+	keys      keySample // clustering keys, in order, for split points
+	largest   int64     // bytes of the largest row
+	rowsBytes int64     // bytes of all rows as read
 }
 
 // measure counts a physical partition's live rows under one snapshot and
@@ -48,7 +48,7 @@ func (l *Layer) measure(ctx context.Context, p backend.LogicalPartition, sh back
 		r := it.Row()
 		m.rows++
 		if keepKeys {
-			m.keys = append(m.keys, append([]byte(nil), r.Clustering...))
+			m.keys.add(r.Clustering)
 		}
 		b := it.Stats().Bytes
 		if size := b - prev; size > m.largest {

@@ -48,7 +48,7 @@ func (l *Layer) planSplit(ctx context.Context, p backend.LogicalPartition, cur *
 			target.Shards = append(target.Shards, backend.Shard(i))
 		}
 	default:
-		cuts := rangeCuts(m.keys, pol.MaxRows, strategy == "rollover", l.appendDirection(p))
+		cuts := rangeCuts(&m.keys, pol.MaxRows, strategy == "rollover", l.appendDirection(p))
 		target, err = cutMap(current, shard, next, cuts)
 	}
 	if err != nil {
@@ -76,37 +76,49 @@ func atGrowingEnd(m Map, shard backend.Shard, ascending bool) bool {
 // rangeCuts chooses where to cut a physical partition's keys. Random
 // writes get pieces half full (room to grow on both sides); append-only
 // writes get pieces three quarters full (room for late arrivals) and the
-// piece at the growing end takes the new rows (the roll-over case).
-func rangeCuts(keys [][]byte, maxRows int64, appendOnly, ascending bool) [][]byte {
-	n := int64(len(keys))
+// piece at the growing end takes the new rows (the roll-over case). Cut
+// keys come from a sample: for a partition of more than 2*sampleKeys rows
+// a piece may differ from its planned size by up to the sample's stride,
+// and cuts that fall on the same sampled key are made once.
+func rangeCuts(keys *keySample, maxRows int64, appendOnly, ascending bool) [][]byte {
+	n := keys.rows()
 	size := max(maxRows/2, 1)
 	if appendOnly {
 		size = max(maxRows*3/4, 1)
 	}
 	var cuts [][]byte
+	add := func(k []byte) {
+		if len(cuts) == 0 || string(cuts[len(cuts)-1]) != string(k) {
+			cuts = append(cuts, k)
+		}
+	}
 	if !appendOnly {
 		pieces := (n + size - 1) / size
 		for i := int64(1); i < pieces; i++ {
-			cuts = append(cuts, keys[i*n/pieces])
+			add(keys.at(i * n / pieces))
 		}
 		return cuts
 	}
 	if ascending {
 		for i := size; i < n; i += size {
-			cuts = append(cuts, keys[i])
+			add(keys.at(i))
 		}
 		// The newest piece starts just past the largest key: writes go to a
 		// fresh shard from now on.
 		if n%size == 0 || len(cuts) == 0 {
-			cuts = append(cuts, append(append([]byte(nil), keys[n-1]...), 0x00))
+			cuts = append(cuts, append(append([]byte(nil), keys.at(n-1)...), 0x00))
 		}
 		return cuts
 	}
+	var rev [][]byte
 	for i := n - size; i > 0; i -= size {
-		cuts = append([][]byte{keys[i]}, cuts...)
+		rev = append(rev, keys.at(i))
 	}
-	if n%size == 0 || len(cuts) == 0 {
-		cuts = append([][]byte{keys[0]}, cuts...)
+	if n%size == 0 || len(rev) == 0 {
+		rev = append(rev, keys.at(0))
+	}
+	for i := len(rev) - 1; i >= 0; i-- {
+		add(rev[i])
 	}
 	return cuts
 }
