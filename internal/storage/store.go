@@ -20,7 +20,7 @@ import (
 type Options struct {
 	// Dir is the data directory; it is created if missing.
 	Dir string
-	// CacheBytes sizes Pebble's block cache (default 64 MiB); the memory
+	// CacheBytes sizes Pebble's block cache (default 32 MiB); the memory
 	// of the memtables comes on top of it.
 	CacheBytes int64
 	// NoSync acknowledges writes before the WAL is synced. Only tests and
@@ -82,7 +82,7 @@ const (
 // Open opens (or creates) a store in opts.Dir.
 func Open(opts Options) (*Store, error) {
 	if opts.CacheBytes == 0 {
-		opts.CacheBytes = 64 << 20
+		opts.CacheBytes = 32 << 20
 	}
 	if opts.memTableSize == 0 {
 		opts.memTableSize = memTableSize
