@@ -94,40 +94,33 @@ func queryHarness(b *testing.B) *engine.Session {
 // BenchmarkFilteredScan reads the whole table with ALLOW FILTERING on a
 // regular column (10,000 rows read, 5,000 returned, one page).
 func BenchmarkFilteredScan(b *testing.B) {
-	s := queryHarness(b)
-	ctx := context.Background()
-	p, err := s.Prepare(ctx, "SELECT k, c FROM ks.t WHERE v = 'odd' ALLOW FILTERING")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		res, err := s.Execute(ctx, p.PreparedID, &engine.Options{PageSize: 10000, SkipMetadata: true})
-		if err != nil || len(res.Rows) != 5000 {
-			b.Fatalf("%v: %d rows", err, len(res.Rows))
-		}
-	}
+	benchQuery(b, "SELECT k, c FROM ks.t WHERE v = 'odd' ALLOW FILTERING", 10000, 5000)
 }
 
 // BenchmarkIn100Partitions reads one row from each of 100 partitions named
 // by IN, returned in partition key order.
 func BenchmarkIn100Partitions(b *testing.B) {
-	s := queryHarness(b)
-	ctx := context.Background()
 	keys := make([]string, 100)
 	for i := range keys {
 		keys[i] = fmt.Sprint(i)
 	}
-	p, err := s.Prepare(ctx, "SELECT k, v FROM ks.t WHERE k IN ("+strings.Join(keys, ", ")+") AND c = 7")
+	benchQuery(b, "SELECT k, v FROM ks.t WHERE k IN ("+strings.Join(keys, ", ")+") AND c = 7", 5000, 100)
+}
+
+// benchQuery runs one prepared query of queryHarness's table per
+// iteration, one page of pageSize, and checks it returns want rows.
+func benchQuery(b *testing.B, query string, pageSize int32, want int) {
+	s := queryHarness(b)
+	ctx := context.Background()
+	p, err := s.Prepare(ctx, query)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		res, err := s.Execute(ctx, p.PreparedID, &engine.Options{PageSize: 5000, SkipMetadata: true})
-		if err != nil || len(res.Rows) != 100 {
+		res, err := s.Execute(ctx, p.PreparedID, &engine.Options{PageSize: pageSize, SkipMetadata: true})
+		if err != nil || len(res.Rows) != want {
 			b.Fatalf("%v: %d rows", err, len(res.Rows))
 		}
 	}

@@ -222,19 +222,13 @@ func (c *conn) writeLoop() {
 		case <-c.evSignal:
 			open = c.writeEvents(bw)
 		}
-		for open && len(c.out) > 0 {
-			fb, ok := <-c.out
-			open = ok && c.write(bw, fb)
-		}
+		open = open && c.writeQueued(bw)
 		if open && len(c.slots) > 1 {
 			// Other requests are executing and often finish together
 			// (one WAL sync answers many writes): let them queue their
 			// replies so one write carries them all.
 			runtime.Gosched()
-			for open && len(c.out) > 0 {
-				fb, ok := <-c.out
-				open = ok && c.write(bw, fb)
-			}
+			open = c.writeQueued(bw)
 		}
 		if timeout := c.srv.cfg.IdleTimeout; timeout > 0 {
 			c.nc.SetWriteDeadline(time.Now().Add(timeout))
@@ -247,6 +241,18 @@ func (c *conn) writeLoop() {
 			return
 		}
 	}
+}
+
+// writeQueued writes the replies already queued into bw; false when the
+// socket failed or the queue was closed.
+func (c *conn) writeQueued(bw *bufio.Writer) bool {
+	for len(c.out) > 0 {
+		fb, ok := <-c.out
+		if !ok || !c.write(bw, fb) {
+			return false
+		}
+	}
+	return true
 }
 
 // write writes one frame into bw and recycles its buffer; false when the

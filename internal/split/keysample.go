@@ -21,6 +21,8 @@ func (s *keySample) add(key []byte) {
 		s.stride = 1
 	}
 	if s.seen%s.stride == 0 {
+		// A full sample is halved here, where seen is a multiple of the
+		// doubled stride too, so this key is kept either way.
 		if len(s.keys) == 2*sampleKeys {
 			for i := 0; i < sampleKeys; i++ {
 				s.keys[i] = s.keys[2*i]
@@ -29,9 +31,7 @@ func (s *keySample) add(key []byte) {
 			s.keys = s.keys[:sampleKeys]
 			s.stride *= 2
 		}
-		if s.seen%s.stride == 0 {
-			s.keys = append(s.keys, append([]byte(nil), key...))
-		}
+		s.keys = append(s.keys, append([]byte(nil), key...))
 	}
 	s.last = append(s.last[:0], key...)
 	s.seen++
