@@ -135,3 +135,12 @@ func nodeHasForceExit(t *testing.T) bool {
 	}
 	return major > 20 || major == 20 && minor >= 14
 }
+
+// TestJavaDriver runs test/drivers/java (JUnit 5 through Maven Surefire)
+// with the Apache Cassandra Java driver 4.x from Maven Central.
+func TestJavaDriver(t *testing.T) {
+	if _, err := exec.LookPath("mvn"); err != nil {
+		t.Fatal("mvn is not installed: the Java suite needs Java 17 and Maven")
+	}
+	runSuite(t, "test/drivers/java", "mvn", "-B", "-ntp", "-f", "test/drivers/java/pom.xml", "test")
+}
