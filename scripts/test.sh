@@ -39,6 +39,20 @@ if ((${#missing[@]} > 0)); then
 fi
 /usr/bin/python3 -c 'import cassandra; print("python3-cassandra", cassandra.__version__)'
 
+# cqlsh 6.2 from PyPI with the Python driver 3.30 it needs (Debian's 3.25
+# lacks VectorType), in a virtual environment outside the repository.
+cqlsh_venv="${PARTITA_CQLSH_VENV:-$HOME/.cache/partita/cqlsh-venv}"
+if [[ ! -x "$cqlsh_venv/bin/cqlsh" ]]; then
+	step "installing cqlsh 6.2.2 from PyPI into $cqlsh_venv"
+	if ! python3 -m venv "$cqlsh_venv"; then
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv
+		rm -rf "$cqlsh_venv"
+		python3 -m venv "$cqlsh_venv"
+	fi
+	"$cqlsh_venv/bin/pip" install -q cqlsh==6.2.2
+fi
+export PARTITA_CQLSH="$cqlsh_venv/bin/cqlsh"
+
 step "installing the Node.js driver (npm ci)"
 (cd test/drivers/node && npm ci --no-audit --no-fund)
 
