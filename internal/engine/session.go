@@ -215,11 +215,12 @@ func (s *Session) run(ctx context.Context, p plan.Statement, opts *Options, fp u
 }
 
 func (e *Engine) request(vals []exec.Value, opts *Options) *exec.Request {
-	req := &exec.Request{Values: vals, PageSize: int(opts.PageSize), PagingState: opts.PagingState}
+	// Without a client timestamp the executor takes one from the clock when
+	// it writes: a read-modify-write takes it under the partition's lock,
+	// so that such writes are stamped in the order they run.
+	req := &exec.Request{Values: vals, PageSize: int(opts.PageSize), PagingState: opts.PagingState, Clock: e.clock.now}
 	if opts.HasTimestamp {
-		req.Timestamp = opts.Timestamp
-	} else {
-		req.Timestamp = e.clock.now()
+		req.Timestamp, req.ClientTimestamp = opts.Timestamp, true
 	}
 	return req
 }
@@ -236,7 +237,9 @@ func (e *Engine) runSelect(ctx context.Context, p *plan.Select, opts *Options, f
 		return nil, err
 	}
 	res := &Result{Kind: ResultRows, Columns: columns(p.Columns()), Rows: rows.Rows, PagingState: rows.PagingState, Warnings: rows.Warnings}
-	if p.Selection.Aggregate && !p.GroupBy {
+	// Every GROUP BY query counts as an aggregation query here, with or
+	// without aggregates (SelectStatement.execute: aggregationSpecFactory).
+	if p.Selection.Aggregate || p.GroupBy {
 		if p.IsKeyRange {
 			res.Warnings = append(res.Warnings, "Aggregation query used without partition key")
 		} else if hasIN(p.PartitionKey) {

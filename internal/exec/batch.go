@@ -63,10 +63,14 @@ func (x *Executor) Batch(ctx context.Context, typ ast.BatchType, items []BatchIt
 		}
 	}
 	if conditional {
-		return x.conditionalBatch(ctx, items, ctxs, ts)
+		return x.conditionalBatch(ctx, items, ctxs, req)
 	}
 	if reads {
-		warnings, err := x.readingBatch(ctx, typ, items, ctxs)
+		if timestampTerm != nil {
+			// The batch's USING TIMESTAMP is not the server's to choose.
+			req = &Request{Timestamp: ts, ClientTimestamp: true}
+		}
+		warnings, err := x.readingBatch(ctx, typ, items, ctxs, req)
 		return nil, warnings, err
 	}
 	muts, err := batchMutations(items, ctxs)
@@ -96,10 +100,12 @@ func batchMutations(items []BatchItem, ctxs []*writeContext) ([]backend.Mutation
 
 // readingBatch runs a batch with counter or list-index statements under
 // the locks of every partition it touches. List operations read the data
-// as it was before the batch, as Cassandra's do; counter increments, which
-// this store keeps as totals, are applied one statement after the other so
-// that two increments of one counter add up.
-func (x *Executor) readingBatch(ctx context.Context, typ ast.BatchType, items []BatchItem, ctxs []*writeContext) ([]string, error) {
+// as it was before the batch, as Cassandra's do, and share one timestamp
+// taken under the locks (Request.lockedTimestamp); counter increments,
+// which this store keeps as totals, are applied one statement after the
+// other, each stamped above the total it read, so that two increments of
+// one counter add up.
+func (x *Executor) readingBatch(ctx context.Context, typ ast.BatchType, items []BatchItem, ctxs []*writeContext, req *Request) ([]string, error) {
 	unlock, err := x.lockItems(items, ctxs)
 	if err != nil {
 		return nil, err
@@ -111,6 +117,10 @@ func (x *Executor) readingBatch(ctx context.Context, typ ast.BatchType, items []
 				return nil, err
 			}
 		}
+	}
+	ts := req.lockedTimestamp(rmwList, backend.NoTimestamp)
+	for _, w := range ctxs {
+		w.timestamp = ts
 	}
 	muts, err := batchMutations(items, ctxs)
 	if err != nil {
@@ -128,6 +138,7 @@ func (x *Executor) readingBatch(ctx context.Context, typ ast.BatchType, items []
 		if err := x.readFor(ctx, w, it.Modify); err != nil {
 			return nil, err
 		}
+		w.timestamp = req.lockedTimestamp(rmwCounter, w.current.newest())
 		ms, err := w.mutations(it.Modify)
 		if err != nil {
 			return nil, err
@@ -172,8 +183,9 @@ func (x *Executor) apply(ctx context.Context, muts []backend.Mutation) error {
 
 // conditionalBatch checks every statement's conditions against the data as
 // it was before the batch, then applies all of it atomically or nothing
-// (BatchStatement.executeWithConditions).
-func (x *Executor) conditionalBatch(ctx context.Context, items []BatchItem, ctxs []*writeContext, ts int64) (*Rows, []string, error) {
+// (BatchStatement.executeWithConditions), at one timestamp chosen above
+// everything the statements read (Request.lockedTimestamp).
+func (x *Executor) conditionalBatch(ctx context.Context, items []BatchItem, ctxs []*writeContext, req *Request) (*Rows, []string, error) {
 	unlock, err := x.lockItems(items, ctxs)
 	if err != nil {
 		return nil, nil, err
@@ -184,11 +196,13 @@ func (x *Executor) conditionalBatch(ctx context.Context, items []BatchItem, ctxs
 		return nil, nil, err
 	}
 	applied := true
+	newest := backend.NoTimestamp
 	for i, it := range items {
 		w := ctxs[i]
 		if err := x.readFor(ctx, w, it.Modify); err != nil {
 			return nil, nil, err
 		}
+		newest = max(newest, w.current.newest())
 		if !it.Modify.IsConditional() {
 			continue
 		}
@@ -205,6 +219,10 @@ func (x *Executor) conditionalBatch(ctx context.Context, items []BatchItem, ctxs
 	if !applied {
 		res, err := x.casFailure(ctx, cas, ctxs[0].now)
 		return res, nil, err
+	}
+	ts := req.lockedTimestamp(rmwConditional, newest)
+	for _, w := range ctxs {
+		w.timestamp = ts
 	}
 	muts, err := batchMutations(items, ctxs)
 	if err != nil {
@@ -569,16 +587,18 @@ func mergeMutations(muts []backend.Mutation) []backend.Mutation {
 	return out
 }
 
-// withTimestamp gives everything a conditional batch writes the timestamp
-// of its Paxos proposal (PartitionUpdate.withUpdatedTimestamps): live data
-// gets ts, row, cell and collection tombstones ts-1, partition and range
-// deletions ts.
+// withTimestamp gives everything a conditional statement or batch writes
+// the timestamp chosen for it where Cassandra uses its Paxos ballot's
+// (Request.lockedTimestamp), as PartitionUpdate.updateAllTimestamp does:
+// live data gets ts, every deletion (partition, range, row, cell,
+// collection) ts-1, so that the write's own deletions, which win ties,
+// cannot delete its own data.
 func withTimestamp(m *backend.Mutation, ts int64) {
 	if !m.PartitionDeletion.IsLive() {
-		m.PartitionDeletion.MarkedForDeleteAt = ts
+		m.PartitionDeletion.MarkedForDeleteAt = ts - 1
 	}
 	for i := range m.RangeTombstones {
-		m.RangeTombstones[i].Deletion.MarkedForDeleteAt = ts
+		m.RangeTombstones[i].Deletion.MarkedForDeleteAt = ts - 1
 	}
 	if m.Static != nil {
 		rowWithTimestamp(m.Static, ts)

@@ -110,9 +110,10 @@ func (w *writeContext) listIndexOperation(row *backend.Row, op plan.Operation, k
 	return nil
 }
 
-// counterUpdate adds delta (sign applied) to the counter's current value.
-// The statement runs under the partition's lock, so increments never race;
-// the sum wraps like Java's long arithmetic.
+// counterUpdate adds delta (sign applied) to the counter's current value,
+// read under the partition's lock; the write supersedes that value because
+// its timestamp was raised above it (Request.lockedTimestamp). The sum
+// wraps like Java's long arithmetic.
 func (w *writeContext) counterUpdate(row *backend.Row, op plan.Operation, v []byte, attrs attributes, sign int64) error {
 	if v == nil {
 		return cqlerr.Invalidf("Invalid null value for counter increment/decrement")

@@ -5,7 +5,11 @@
 //
 // Invariants:
 //  1. One statement execution uses one "now" for TTL expiry and one write
-//     timestamp for all of its cells (a batch shares one too).
+//     timestamp for all of its cells (a batch shares one too, but for a
+//     counter batch, whose statements are each stamped above the total
+//     they read). A statement that reads before writing chooses its
+//     timestamp under its partitions' locks, after the read
+//     (Request.lockedTimestamp).
 //  2. Paging state is self-contained: the last partition key and clustering
 //     key returned, the remaining limits, and a hash of the statement; a
 //     page resumes strictly after the last row returned, so no row is

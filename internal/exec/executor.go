@@ -39,8 +39,13 @@ type Request struct {
 	PagingState []byte
 	// Statement fingerprints the statement for paging states.
 	Statement uint64
-	// Timestamp is the write timestamp in microseconds (0: now).
-	Timestamp int64
+	// Timestamp is the client's write timestamp in microseconds (the
+	// protocol's default timestamp), set when ClientTimestamp is.
+	Timestamp       int64
+	ClientTimestamp bool
+	// Clock hands out the server's write timestamps, strictly increasing
+	// microseconds; nil means the wall clock.
+	Clock func() int64
 	// Now is the execution's "now"; zero means time.Now().
 	Now time.Time
 }
@@ -52,9 +57,18 @@ func (r *Request) now() time.Time {
 	return r.Now
 }
 
+// writeTimestamp is the timestamp of a write without USING TIMESTAMP: the
+// client's, or the server clock's now.
 func (r *Request) writeTimestamp() int64 {
-	if r.Timestamp != 0 {
+	if r.ClientTimestamp {
 		return r.Timestamp
+	}
+	return r.serverTimestamp()
+}
+
+func (r *Request) serverTimestamp() int64 {
+	if r.Clock != nil {
+		return r.Clock()
 	}
 	return r.now().UnixMicro()
 }
@@ -78,7 +92,7 @@ func (x *Executor) Modify(ctx context.Context, m *plan.Modify, req *Request) (*R
 		}
 	}
 	if m.NeedsRead() {
-		return x.modifyWithRead(ctx, w, m)
+		return x.modifyWithRead(ctx, w, m, req)
 	}
 	muts, err := w.mutations(m)
 	if err != nil {

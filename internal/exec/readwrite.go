@@ -3,6 +3,7 @@ package exec
 import (
 	"bytes"
 	"context"
+	"math"
 
 	"github.com/partita-db/partita/internal/backend"
 	"github.com/partita-db/partita/internal/catalog"
@@ -93,10 +94,86 @@ func copyRow(r *backend.Row) *backend.Row {
 	return &c
 }
 
+// newest is the newest timestamp of anything the read returned, or
+// backend.NoTimestamp.
+func (s *currentState) newest() int64 {
+	newest := backend.NoTimestamp
+	for _, rows := range []map[string]*backend.Row{s.rows, s.statics} {
+		for _, r := range rows {
+			newest = max(newest, r.MaxTimestamp())
+		}
+	}
+	return newest
+}
+
+// rmwKind is what decides the timestamp of a statement that reads first.
+type rmwKind uint8
+
+const (
+	rmwList        rmwKind = iota // a list operation by index or by value
+	rmwCounter                    // a counter update (or deletion)
+	rmwConditional                // a lightweight transaction
+)
+
+func rmwKindOf(m *plan.Modify) rmwKind {
+	switch {
+	case m.IsConditional():
+		return rmwConditional
+	case m.Table.IsCounter:
+		return rmwCounter
+	}
+	return rmwList
+}
+
+// lockedTimestamp is the timestamp of a read-modify-write statement (or
+// batch), chosen once it holds its partitions' locks and has read; newest
+// is current.newest() of that read. Every read-modify-write of a partition
+// runs under its lock, so server timestamps taken here are in the order
+// they run.
+//   - A conditional write ignores the client's timestamp: Cassandra writes
+//     it at its Paxos ballot's, the server's now raised above the
+//     partition's last ballot (StorageProxy.beginAndRepairPaxos,
+//     ClientState.getTimestampForPaxos, Commit.newProposal). Here it is
+//     the clock's now raised above what the read returned, so an applied
+//     write is never hidden by the data its condition held on (a deletion
+//     stamped in the future, which reads do not return, still hides it,
+//     as in Cassandra). As in Cassandra (CASSANDRA-11991), the raise does
+//     not advance the clock.
+//   - A counter keeps its total in one cell that last-write-wins
+//     reconciles, where Cassandra merges counter contexts whose clock is
+//     max(now, previous clock + 1) (CounterMutation.updateWithCurrentValue):
+//     the update's timestamp (the client's, or the clock's now) is raised
+//     above the total it read, so every increment supersedes the total it
+//     added to, whatever timestamps the clients sent.
+//   - A list operation keeps the client's timestamp, and last write wins
+//     as in Cassandra; the server's is the clock's now.
+func (r *Request) lockedTimestamp(kind rmwKind, newest int64) int64 {
+	switch kind {
+	case rmwConditional:
+		return above(r.serverTimestamp(), newest)
+	case rmwCounter:
+		return above(r.writeTimestamp(), newest)
+	}
+	return r.writeTimestamp()
+}
+
+// above returns ts, or newest+1 when that is larger (newest itself when it
+// is the largest timestamp, which nothing can pass).
+func above(ts, newest int64) int64 {
+	switch {
+	case newest < ts:
+		return ts
+	case newest == math.MaxInt64:
+		return newest
+	}
+	return newest + 1
+}
+
 // modifyWithRead runs a statement that must see the current data: it locks
-// the partitions, reads, checks IF conditions, computes and applies the
-// mutations. For a conditional statement it returns the [applied] result.
-func (x *Executor) modifyWithRead(ctx context.Context, w *writeContext, m *plan.Modify) (*Rows, error) {
+// the partitions, reads, checks IF conditions, stamps, computes and applies
+// the mutations. For a conditional statement it returns the [applied]
+// result.
+func (x *Executor) modifyWithRead(ctx context.Context, w *writeContext, m *plan.Modify, req *Request) (*Rows, error) {
 	pks, err := w.partitionKeys(m.Table, m.PartitionKey)
 	if err != nil {
 		return nil, err
@@ -121,9 +198,15 @@ func (x *Executor) modifyWithRead(ctx context.Context, w *writeContext, m *plan.
 			return res, err
 		}
 	}
+	w.timestamp = req.lockedTimestamp(rmwKindOf(m), w.current.newest())
 	muts, err := w.mutations(m)
 	if err != nil {
 		return nil, err
+	}
+	if m.IsConditional() {
+		for i := range muts {
+			withTimestamp(&muts[i], w.timestamp)
+		}
 	}
 	if err := x.apply(ctx, muts); err != nil {
 		return nil, err

@@ -6,9 +6,13 @@
 //   - gocql (github.com/gocql/gocql) against an in-process node, running the
 //     examples of the seed documents (the product's minimum acceptance set:
 //     their tables and queries as written), every scalar type, paging,
-//     schema metadata and events, errors and token routing, and
-//     lightweight transactions under contention (16 clients incrementing one
-//     cell by compare-and-set lose no update);
+//     schema metadata and events, errors and token routing, lightweight
+//     transactions under contention (16 clients incrementing one cell by
+//     compare-and-set lose no update, also with skewed client clocks; a
+//     history of concurrent ones and SERIAL reads checked linearizable with
+//     porcupine), list operations that read before writing (checked
+//     linearizable the same way) and counters incremented concurrently, or
+//     with client timestamps going backwards, that lose no increment;
 //   - the built binary, for durability: rows acknowledged before a kill -9
 //     are all there after a restart on the same directory, logged batches
 //     across two tables survive 20 kills all or nothing, and a SIGTERM

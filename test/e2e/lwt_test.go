@@ -24,42 +24,65 @@ type casClient struct {
 	notApplied int   // updates that reported false
 	wrote      []int // the values its applied updates wrote
 	err        error
+	// skew shifts the client-side timestamp of each update from the
+	// client's clock (zero: gocql's own default timestamp).
+	skew time.Duration
 }
 
-// TestLWTConcurrentIncrements has lwtClients clients, each with a session of
-// its own, race to increment one cell through
-// `UPDATE t SET v = ? WHERE k = 0 IF v = ?`, retrying on not applied with
-// the current value the failed condition returns. Paxos makes each
-// transition cur -> cur+1 happen once: the values written by applied updates
-// are exactly 1..N with no repeat, N is the final value, and no applied
-// increment is lost.
+// TestLWTConcurrentIncrements has clients, each with a session of its own,
+// race to increment one cell through `UPDATE t SET v = ? WHERE k = 0 IF v =
+// ?`, retrying on not applied with the current value the failed condition
+// returns. Paxos makes each transition cur -> cur+1 happen once: the values
+// written by applied updates are exactly 1..N with no repeat, N is the
+// final value, and no applied increment is lost.
+//
+// With every client on one clock, each applied update is stamped after the
+// one it supersedes (its client saw that value first), so writing at the
+// client's timestamp looked right; the skewed subtest gives each client a
+// clock behind by a different amount, as clients on several machines have.
+// Cassandra ignores the client's timestamp for a conditional write and
+// uses its Paxos ballot's (StorageProxy.beginAndRepairPaxos,
+// ClientState.getTimestampForPaxos), so the skew must change nothing.
 func TestLWTConcurrentIncrements(t *testing.T) {
-	admin := newKeyspace(t, "lwt_counter")
+	t.Run("client_timestamps", func(t *testing.T) {
+		runCASIncrements(t, "lwt_counter", lwtClients, lwtIncrements, 0)
+	})
+	t.Run("skewed_client_clocks", func(t *testing.T) {
+		runCASIncrements(t, "lwt_counter_skew", 8, 100, 10*time.Millisecond)
+	})
+}
+
+// runCASIncrements runs clients x increments compare-and-set increments on
+// a fresh keyspace; client i stamps its updates i*skewStep behind its
+// clock.
+func runCASIncrements(t *testing.T, ks string, clientCount, increments int, skewStep time.Duration) {
+	admin := newKeyspace(t, ks)
 	mustExec(t, admin, "CREATE TABLE t (k int PRIMARY KEY, v int)")
 	applied, err := admin.Query("INSERT INTO t (k, v) VALUES (0, 0) IF NOT EXISTS").ScanCAS()
 	if err != nil || !applied {
 		t.Fatalf("INSERT IF NOT EXISTS: applied %v, %v", applied, err)
 	}
 
-	clients := make([]casClient, lwtClients)
+	clients := make([]casClient, clientCount)
 	deadline := time.Now().Add(lwtBudget)
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := range clients {
 		c := newCluster(node.Host, node.Port)
-		c.Keyspace = "lwt_counter"
+		c.Keyspace = ks
 		c.Timeout = 10 * time.Second
 		s, err := c.CreateSession()
 		if err != nil {
 			t.Fatalf("client %d: %v", i, err)
 		}
 		t.Cleanup(s.Close)
+		clients[i].skew = -time.Duration(i) * skewStep
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			// Half the clients read the failed condition's columns into a
 			// map, half into a variable.
-			clients[i].err = incrementCAS(s, &clients[i], i%2 == 0, deadline)
+			clients[i].err = incrementCAS(s, &clients[i], increments, i%2 == 0, deadline)
 		}()
 	}
 	wg.Wait()
@@ -71,8 +94,8 @@ func TestLWTConcurrentIncrements(t *testing.T) {
 		if c.err != nil {
 			t.Errorf("client %d after %d applied: %v", i, c.applied, c.err)
 		}
-		if c.applied != lwtIncrements || len(c.wrote) != c.applied {
-			t.Errorf("client %d: %d applied (%d values recorded), want %d", i, c.applied, len(c.wrote), lwtIncrements)
+		if c.applied != increments || len(c.wrote) != c.applied {
+			t.Errorf("client %d: %d applied (%d values recorded), want %d", i, c.applied, len(c.wrote), increments)
 		}
 		total += c.applied
 		retries += c.notApplied
@@ -97,22 +120,25 @@ func TestLWTConcurrentIncrements(t *testing.T) {
 		}
 	}
 	t.Logf("%d clients: %d applied, %d not applied, in %v (%.0f conditional updates/s)",
-		lwtClients, total, retries, elapsed.Round(time.Millisecond), float64(total+retries)/elapsed.Seconds())
+		clientCount, total, retries, elapsed.Round(time.Millisecond), float64(total+retries)/elapsed.Seconds())
 }
 
-// incrementCAS makes lwtIncrements applied increments of t.v for k = 0:
-// read v, then UPDATE ... SET v = cur+1 IF v = cur until one applies,
-// taking cur from each not-applied result.
-func incrementCAS(s *gocql.Session, c *casClient, useMap bool, deadline time.Time) error {
+// incrementCAS makes increments applied increments of t.v for k = 0: read
+// v, then UPDATE ... SET v = cur+1 IF v = cur until one applies, taking cur
+// from each not-applied result.
+func incrementCAS(s *gocql.Session, c *casClient, increments int, useMap bool, deadline time.Time) error {
 	var cur int
 	if err := s.Query("SELECT v FROM t WHERE k = 0").Scan(&cur); err != nil {
 		return fmt.Errorf("read v: %w", err)
 	}
-	for c.applied < lwtIncrements {
+	for c.applied < increments {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("out of time after %d not-applied updates", c.notApplied)
 		}
 		q := s.Query("UPDATE t SET v = ? WHERE k = 0 IF v = ?", cur+1, cur)
+		if c.skew != 0 {
+			q = q.WithTimestamp(time.Now().Add(c.skew).UnixMicro())
+		}
 		var applied bool
 		var seen int
 		var err error
