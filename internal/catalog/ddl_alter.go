@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"reflect"
 	"strings"
 
 	"github.com/partita-db/partita/internal/backend"
@@ -67,8 +68,10 @@ func (c *Catalog) AlterTable(ctx context.Context, spec AlterTableSpec) (Result, 
 			return Result{}, nil, err
 		}
 		t.finish()
-		if len(spec.Properties) == 0 && sameColumns(old, t) {
-			return Result{}, nil, nil // IF [NOT] EXISTS made it a no-op
+		if sameColumns(old, t) && reflect.DeepEqual(old.Options, t.Options) {
+			// Nothing changed (IF [NOT] EXISTS, or options set to what they
+			// were): Cassandra answers Void, with no schema change event.
+			return Result{}, nil, nil
 		}
 		ks = ks.clone()
 		ks.Tables[t.Name] = t

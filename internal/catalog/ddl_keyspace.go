@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"maps"
 	"regexp"
 
 	"github.com/partita-db/partita/internal/backend"
@@ -53,6 +54,10 @@ func (c *Catalog) AlterKeyspace(ctx context.Context, spec KeyspaceSpec) (Result,
 		warnings, err := keyspaceOptions(ks, spec.Properties, false, c.topology)
 		if err != nil {
 			return Result{}, nil, err
+		}
+		if ks.DurableWrites == old.DurableWrites && maps.Equal(ks.Replication, old.Replication) {
+			// Nothing changed: Void, with no schema change event.
+			return Result{Warnings: warnings}, nil, nil
 		}
 		s.Keyspaces[spec.Name] = ks
 		return Result{Change: &Change{Type: "UPDATED", Target: "KEYSPACE", Keyspace: spec.Name}, Warnings: warnings}, nil, nil

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"strings"
 
 	"github.com/partita-db/partita/internal/backend"
 	"github.com/partita-db/partita/internal/cqlerr"
@@ -68,12 +69,18 @@ func (c *Catalog) DropType(ctx context.Context, keyspace, name string, ifExists 
 				return Result{}, nil, cqlerr.Invalidf("Cannot drop user type '%s.%s' as it is still used by user type %s", keyspace, name, other.Name)
 			}
 		}
+		var users []string
 		for _, tname := range ks.TableNames() {
 			for _, col := range ks.Tables[tname].Columns {
 				if usesType(col.Type, keyspace, name) {
-					return Result{}, nil, cqlerr.Invalidf("Cannot drop user type '%s.%s' as it is still used by table %s", keyspace, name, ks.Tables[tname].QualifiedName())
+					users = append(users, tname)
+					break
 				}
 			}
+		}
+		if len(users) > 0 {
+			// DropTypeStatement lists every table using the type.
+			return Result{}, nil, cqlerr.Invalidf("Cannot drop user type '%s.%s' as it is still used by tables %s", keyspace, name, strings.Join(users, ", "))
 		}
 		ks = ks.clone()
 		kept := ks.Types[:0]

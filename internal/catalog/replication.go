@@ -60,15 +60,41 @@ func keyspaceOptions(ks *Keyspace, props []Property, creating bool, topo Topolog
 		}
 		return nil, nil
 	}
-	rep, warnings, err := validateReplication(ks.Name, replication, topo)
+	rep, warnings, err := validateReplication(ks.Name, replication, ks.Replication, topo)
 	if err != nil {
 		return nil, err
+	}
+	if !creating && totalReplicas(rep) > totalReplicas(ks.Replication) {
+		warnings = append(warnings, "When increasing replication factor you need to run a full (-full) repair to distribute the data.")
 	}
 	ks.Replication = rep
 	return warnings, nil
 }
 
-func validateReplication(keyspace string, m map[string]string, topo Topology) (map[string]string, []string, error) {
+// defaultKeyspaceRF is the replication factor of a strategy given without
+// one (cassandra.yaml default_keyspace_rf, 1 by default, Cassandra 4.1+).
+const defaultKeyspaceRF = "1"
+
+// totalReplicas is the sum of a replication map's factors.
+func totalReplicas(rep map[string]string) int {
+	n := 0
+	for k, v := range rep {
+		if k != "class" {
+			rf, _ := strconv.Atoi(v)
+			n += rf
+		}
+	}
+	return n
+}
+
+// validateReplication checks a replication map and fills in what Cassandra
+// 5.0 derives (ReplicationParams.fromMapWithDefaults), as the reference node
+// shows: a strategy given without factors keeps the previous ones of the
+// same strategy on ALTER, or gets default_keyspace_rf; for
+// NetworkTopologyStrategy an ALTER keeps the factors of the data centers it
+// does not name, replication_factor applies to the data centers named
+// neither now nor before, and a data center with factor 0 is left out.
+func validateReplication(keyspace string, m, previous map[string]string, topo Topology) (map[string]string, []string, error) {
 	class, ok := m["class"]
 	if !ok {
 		return nil, nil, cqlerr.Configf("Missing replication strategy class")
@@ -77,9 +103,10 @@ func validateReplication(keyspace string, m map[string]string, topo Topology) (m
 	if !strings.Contains(class, ".") {
 		full = "org.apache.cassandra.locator." + class
 	}
+	samePrevious := previous != nil && previous["class"] == full
 	out := map[string]string{"class": full}
 	var warnings []string
-	checkRF := func(v string) error {
+	checkRF := func(v, dc string) error {
 		rf, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil {
 			return cqlerr.Configf("Replication factor must be numeric; found %s", v)
@@ -88,54 +115,44 @@ func validateReplication(keyspace string, m map[string]string, topo Topology) (m
 			return cqlerr.Configf("Replication factor must be non-negative, found %s", v)
 		}
 		if rf > topo.Nodes {
-			warnings = append(warnings, "Your replication factor "+strconv.Itoa(rf)+" for keyspace "+keyspace+
-				" is higher than the number of nodes "+strconv.Itoa(topo.Nodes))
+			w := "Your replication factor " + strconv.Itoa(rf) + " for keyspace " + keyspace +
+				" is higher than the number of nodes " + strconv.Itoa(topo.Nodes)
+			if dc != "" {
+				w += " for datacenter " + dc
+			}
+			warnings = append(warnings, w)
 		}
 		return nil
 	}
 	switch full {
 	case simpleStrategy:
-		rf, ok := m["replication_factor"]
-		if !ok {
-			return nil, nil, cqlerr.Configf("SimpleStrategy requires a replication_factor strategy option.")
-		}
 		for k := range m {
 			if k != "class" && k != "replication_factor" {
 				return nil, nil, cqlerr.Configf("Unrecognized strategy option {%s} passed to SimpleStrategy for keyspace %s", k, keyspace)
 			}
 		}
-		if err := checkRF(rf); err != nil {
+		rf, ok := m["replication_factor"]
+		switch {
+		case ok:
+		case samePrevious:
+			rf = previous["replication_factor"]
+		default:
+			rf = defaultKeyspaceRF
+		}
+		if err := checkRF(rf, ""); err != nil {
 			return nil, nil, err
 		}
 		out["replication_factor"] = rf
 	case networkStrategy:
-		dcs := map[string]bool{}
+		if err := networkReplication(keyspace, m, previous, samePrevious, topo, out); err != nil {
+			return nil, nil, err
+		}
 		for _, dc := range topo.DataCenters {
-			dcs[dc] = true
-		}
-		for k, v := range m {
-			switch {
-			case k == "class":
-			case k == "replication_factor":
-				if err := checkRF(v); err != nil {
+			if v, ok := out[dc]; ok {
+				if err := checkRF(v, dc); err != nil {
 					return nil, nil, err
 				}
-				for _, dc := range topo.DataCenters {
-					if _, explicit := m[dc]; !explicit {
-						out[dc] = v
-					}
-				}
-			case dcs[k]:
-				if err := checkRF(v); err != nil {
-					return nil, nil, err
-				}
-				out[k] = v
-			default:
-				return nil, nil, cqlerr.Configf("Unrecognized strategy option {%s} passed to NetworkTopologyStrategy for keyspace %s", k, keyspace)
 			}
-		}
-		if len(out) == 1 {
-			return nil, nil, cqlerr.Configf("Configuration for at least one datacenter must be present")
 		}
 	case localStrategy:
 		return nil, nil, cqlerr.Configf("Unable to use given strategy class: LocalStrategy is reserved for internal use.")
@@ -143,4 +160,61 @@ func validateReplication(keyspace string, m map[string]string, topo Topology) (m
 		return nil, nil, cqlerr.Configf("Unable to find replication strategy class '%s'", full)
 	}
 	return out, warnings, nil
+}
+
+// networkReplication fills out with NetworkTopologyStrategy's factors per
+// data center.
+func networkReplication(keyspace string, m, previous map[string]string, samePrevious bool, topo Topology, out map[string]string) error {
+	dcs := map[string]bool{}
+	for _, dc := range topo.DataCenters {
+		dcs[dc] = true
+	}
+	options := map[string]string{}
+	for k, v := range m {
+		switch {
+		case k == "class":
+		case k == "replication_factor" || dcs[k]:
+			if _, err := strconv.Atoi(strings.TrimSpace(v)); err != nil {
+				return cqlerr.Configf("Replication factor must be numeric; found %s", v)
+			}
+			options[k] = v
+		default:
+			return cqlerr.Configf("Unrecognized strategy option {%s} passed to NetworkTopologyStrategy for keyspace %s", k, keyspace)
+		}
+	}
+	if len(options) == 0 && !samePrevious {
+		options["replication_factor"] = defaultKeyspaceRF
+	}
+	if samePrevious {
+		// An ALTER keeps the previous factors of the data centers it does
+		// not name; replication_factor fills in only the others.
+		for k, v := range previous {
+			if k != "class" {
+				out[k] = v
+			}
+		}
+	}
+	for k, v := range options {
+		if k != "replication_factor" {
+			out[k] = v
+		}
+	}
+	if rf, ok := options["replication_factor"]; ok {
+		for _, dc := range topo.DataCenters {
+			if _, named := out[dc]; !named {
+				out[dc] = rf
+			}
+		}
+	}
+	for k, v := range out {
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); k != "class" && err == nil && n == 0 {
+			delete(out, k)
+		} else if k != "class" && n < 0 {
+			return cqlerr.Configf("Replication factor must be non-negative, found %s", v)
+		}
+	}
+	if len(out) == 1 {
+		return cqlerr.Configf("Configuration for at least one datacenter must be present")
+	}
+	return nil
 }

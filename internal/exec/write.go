@@ -74,8 +74,24 @@ func (w *writeContext) attributes(m *plan.Modify) (attributes, error) {
 			a.ttl = int32(ttl)
 		}
 	}
+	if a.ttl > 0 && w.now+int64(a.ttl) > maxDeletionTime {
+		// Attributes.maybeApplyExpirationDateOverflowPolicy under the default
+		// REJECT policy: Cassandra 5.0 in its default storage compatibility
+		// mode keeps the 2038 limit of 4.x.
+		kind := ""
+		if m.TTL == nil {
+			kind = "default "
+		}
+		return a, cqlerr.Invalidf("Request on table %s.%s with %sttl of %d seconds exceeds maximum supported expiration date of 2038-01-19T03:14:06+00:00. "+
+			"In order to avoid this use a lower TTL, change the expiration date overflow policy or upgrade to a version where this limitation is fixed. "+
+			"See CASSANDRA-14092 and CASSANDRA-14227 for more details.", m.Table.Keyspace, m.Table.Name, kind, a.ttl)
+	}
 	return a, nil
 }
+
+// maxDeletionTime is the latest local expiration time, in seconds, that a
+// cell may carry (Cell.MAX_DELETION_TIME, Integer.MAX_VALUE - 1).
+const maxDeletionTime = 1<<31 - 2
 
 func (a attributes) liveness(now int64) backend.Liveness {
 	l := backend.Liveness{Timestamp: a.timestamp, ExpiresAt: backend.NoDeletionTime}

@@ -19,16 +19,27 @@ type Func struct {
 	// NullSafe functions are called with null arguments; others return
 	// null when any argument is null.
 	NullSafe bool
-	Impl     func(args [][]byte) ([]byte, error)
+	// Monotonic functions never decrease as an argument grows;
+	// MonotonicFirstArg ones only as the first grows with the others fixed
+	// (NativeFunction.isMonotonic, isPartialApplicationMonotonic). GROUP BY
+	// groups on monotonic functions only.
+	Monotonic, MonotonicFirstArg bool
+	Impl                         func(args [][]byte) ([]byte, error)
 }
 
-// Signature prints name(type, ...).
+// Signature prints f's signature as Cassandra's errors list it.
 func (f *Func) Signature() string {
-	parts := make([]string, len(f.Args))
-	for i, a := range f.Args {
+	return Signature(f.Name, f.Args, f.Return)
+}
+
+// Signature formats a function's signature as Cassandra 5.0 prints it in
+// errors (AbstractFunction.toString): "system.todate : (timestamp) -> date".
+func Signature(name string, args []*types.Type, ret *types.Type) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
 		parts[i] = a.String()
 	}
-	return "system." + f.Name + "(" + strings.Join(parts, ", ") + ")"
+	return "system." + name + " : (" + strings.Join(parts, ", ") + ") -> " + ret.String()
 }
 
 // Call runs f, applying the null rule.
@@ -61,6 +72,7 @@ func nowMillis() int64 { return time.Now().UnixMilli() }
 
 func init() {
 	registerTimeFunctions()
+	registerFloorFunctions()
 	registerConversionFunctions()
 }
 
@@ -83,7 +95,7 @@ func registerTimeFunctions() {
 	}}, "current_time")
 
 	toTimestamp := func(from *types.Type) *Func {
-		return &Func{Name: "totimestamp", Args: []*types.Type{from}, Return: types.Timestamp, Deterministic: true,
+		return &Func{Name: "totimestamp", Args: []*types.Type{from}, Return: types.Timestamp, Deterministic: true, Monotonic: true,
 			Impl: func(a [][]byte) ([]byte, error) {
 				ms, err := millisOf(from, a[0])
 				if err != nil {
@@ -94,11 +106,9 @@ func registerTimeFunctions() {
 	}
 	register(toTimestamp(types.Timeuuid), "to_timestamp")
 	register(toTimestamp(types.Date), "to_timestamp")
-	register(&Func{Name: "dateof", Args: []*types.Type{types.Timeuuid}, Return: types.Timestamp, Deterministic: true,
-		Impl: toTimestamp(types.Timeuuid).Impl})
 
 	toDate := func(from *types.Type) *Func {
-		return &Func{Name: "todate", Args: []*types.Type{from}, Return: types.Date, Deterministic: true,
+		return &Func{Name: "todate", Args: []*types.Type{from}, Return: types.Date, Deterministic: true, Monotonic: true,
 			Impl: func(a [][]byte) ([]byte, error) {
 				ms, err := millisOf(from, a[0])
 				if err != nil {
@@ -111,7 +121,7 @@ func registerTimeFunctions() {
 	register(toDate(types.Timestamp), "to_date")
 
 	toUnix := func(from *types.Type) *Func {
-		return &Func{Name: "tounixtimestamp", Args: []*types.Type{from}, Return: types.Bigint, Deterministic: true,
+		return &Func{Name: "tounixtimestamp", Args: []*types.Type{from}, Return: types.Bigint, Deterministic: true, Monotonic: true,
 			Impl: func(a [][]byte) ([]byte, error) {
 				ms, err := millisOf(from, a[0])
 				if err != nil {
@@ -123,8 +133,6 @@ func registerTimeFunctions() {
 	register(toUnix(types.Timeuuid), "to_unix_timestamp")
 	register(toUnix(types.Timestamp), "to_unix_timestamp")
 	register(toUnix(types.Date), "to_unix_timestamp")
-	register(&Func{Name: "unixtimestampof", Args: []*types.Type{types.Timeuuid}, Return: types.Bigint, Deterministic: true,
-		Impl: toUnix(types.Timeuuid).Impl})
 
 	register(&Func{Name: "mintimeuuid", Args: []*types.Type{types.Timestamp}, Return: types.Timeuuid, Deterministic: true,
 		Impl: func(a [][]byte) ([]byte, error) {

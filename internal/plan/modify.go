@@ -358,13 +358,22 @@ func fieldOperation(c *catalog.Column, field string, v *Term, kind OpKind) (Oper
 
 // elementOperation builds c[k] = v or DELETE c[k].
 func (p *planner) elementOperation(t *catalog.Table, c *catalog.Column, key ast.Expr, value ast.Expr, kind OpKind) (Operation, error) {
-	switch c.Type.Kind {
-	case types.KindList, types.KindMap, types.KindSet:
-	default:
-		return Operation{}, cqlerr.Invalidf("Invalid operation (%s) for non collection column %s", c.Name+"["+key.String()+"]", c.Name)
+	// Operation.SetElement and ElementDeletion print the operation as
+	// "c[k] = v"; a deletion names no operation.
+	text := c.Name + "[" + key.String() + "]"
+	if value != nil {
+		text += " = " + value.String()
 	}
-	if !c.Type.IsMultiCell() {
-		return Operation{}, cqlerr.Invalidf("Invalid operation (%s) for frozen collection column %s", c.Name+"["+key.String()+"]", c.Name)
+	isCollection := c.Type.Kind == types.KindList || c.Type.Kind == types.KindMap || c.Type.Kind == types.KindSet
+	switch {
+	case !isCollection && kind == OpDeleteElement:
+		return Operation{}, cqlerr.Invalidf("Invalid deletion operation for non collection column %s", c.Name)
+	case !isCollection:
+		return Operation{}, cqlerr.Invalidf("Invalid operation (%s) for non collection column %s", text, c.Name)
+	case !c.Type.IsMultiCell() && kind == OpDeleteElement:
+		return Operation{}, cqlerr.Invalidf("Invalid deletion operation for frozen collection column %s", c.Name)
+	case !c.Type.IsMultiCell():
+		return Operation{}, cqlerr.Invalidf("Invalid operation (%s) for frozen collection column %s", text, c.Name)
 	}
 	op := Operation{Kind: kind, Column: c}
 	var keyType, valueType *types.Type
@@ -376,7 +385,7 @@ func (p *planner) elementOperation(t *catalog.Table, c *catalog.Column, key ast.
 		keyType, valueType, keyName = c.Type.Elems[0], c.Type.Elems[1], "key("+c.Name+")"
 	case types.KindSet:
 		if kind == OpSetElement {
-			return Operation{}, cqlerr.Invalidf("Invalid operation (%s) for set column %s", c.Name+"["+key.String()+"]", c.Name)
+			return Operation{}, cqlerr.Invalidf("Invalid operation (%s) for set column %s", text, c.Name)
 		}
 		keyType, keyName = c.Type.Elems[0], "value("+c.Name+")"
 	}
@@ -431,17 +440,14 @@ func (p *planner) planSetAssignment(t *catalog.Table, c *catalog.Column, a ast.A
 		return Operation{Kind: OpSet, Column: c, Value: v}, err
 	case ast.AssignAdd, ast.AssignSub, ast.AssignPrepend:
 		kind := map[ast.AssignOp]OpKind{ast.AssignAdd: OpAdd, ast.AssignSub: OpSubtract, ast.AssignPrepend: OpPrepend}[a.Op]
+		if kind == OpPrepend {
+			return p.prependOperation(c, a, recv)
+		}
 		switch {
 		case c.Type.IsCounter():
-			if kind == OpPrepend {
-				return Operation{}, cqlerr.Invalidf("Invalid operation (%s) for non list column %s", a, c.Name)
-			}
 			v, err := p.binder.prepareTerm(a.Value, receiver{t.Keyspace, t.Name, c.Name, types.Bigint})
 			return Operation{Kind: kind, Column: c, Value: v}, err
 		case c.Type.IsCollection() && c.Type.IsMultiCell():
-			if kind == OpPrepend && c.Type.Kind != types.KindList {
-				return Operation{}, cqlerr.Invalidf("Invalid operation (%s) for non list column %s", a, c.Name)
-			}
 			valueRecv := recv
 			if kind == OpSubtract && c.Type.Kind == types.KindMap {
 				valueRecv.Type = types.SetOf(c.Type.Elems[0])
@@ -454,6 +460,26 @@ func (p *planner) planSetAssignment(t *catalog.Table, c *catalog.Column, a ast.A
 		return Operation{}, cqlerr.Invalidf("Invalid operation (%s) for non counter column %s", a, c.Name)
 	}
 	return Operation{}, cqlerr.Invalidf("Invalid operation (%s)", a)
+}
+
+// prependOperation builds c = v + c (Operation.Prepend): the value is
+// prepared against the column first, then the column must be a non-frozen
+// list. Cassandra 5.0 prints the operation with '-' for '+' in its errors.
+func (p *planner) prependOperation(c *catalog.Column, a ast.Assignment, recv receiver) (Operation, error) {
+	text := c.Name + " = " + a.Value.String() + " - " + c.Name
+	if !c.Type.IsCounter() {
+		if _, err := p.binder.prepareTerm(a.Value, recv); err != nil {
+			return Operation{}, err
+		}
+	}
+	switch {
+	case c.Type.Kind != types.KindList:
+		return Operation{}, cqlerr.Invalidf("Invalid operation (%s) for non list column %s", text, c.Name)
+	case !c.Type.IsMultiCell():
+		return Operation{}, cqlerr.Invalidf("Invalid operation (%s) for frozen list column %s", text, c.Name)
+	}
+	v, err := p.binder.prepareTerm(a.Value, recv)
+	return Operation{Kind: OpPrepend, Column: c, Value: v}, err
 }
 
 // planConditions checks and types the IF clause of an UPDATE or DELETE

@@ -19,12 +19,10 @@ func checkElement(t *Term) error {
 }
 
 func (b *binder) prepareList(e *ast.ListLiteral, recv receiver) (*Term, error) {
-	if recv.Type.Kind == types.KindSet && len(e.Elems) == 0 {
-		// [] is also the empty set (Lists.Literal on a set receiver).
-		return &Term{Kind: TermSet, Type: recv.Type, Text: e.String()}, nil
-	}
 	if recv.Type.Kind != types.KindList {
-		return nil, cqlerr.Invalidf("Invalid list literal for %s of type %s", recv.Name, recv.Type)
+		// ArrayLiteral (Cassandra 5.0) takes lists and vectors only, so []
+		// is not the empty set any more.
+		return nil, cqlerr.Invalidf("Unexpected receiver type '%s'; only list and vector are expected", recv.Type)
 	}
 	out := &Term{Kind: TermList, Type: recv.Type, Text: e.String()}
 	er := elementReceiver(recv, "value", recv.Type.Elems[0])

@@ -131,13 +131,21 @@ func (b *binder) prepareCall(e *ast.FunctionCall, recv receiver) (*Term, error) 
 }
 
 // valueCompatible reports whether values of type from can be stored in to
-// unchanged (a timeuuid is a uuid, ascii is text, anything is a blob).
+// unchanged (AbstractType.isValueCompatibleWith): a timeuuid is a uuid,
+// ascii is text, a timestamp and a bigint are both 8-byte longs, a varint
+// reads any int, bigint or timestamp, and anything is a blob.
 func valueCompatible(to, from *types.Type) bool {
 	switch to.Kind {
 	case types.KindUUID:
 		return from.Kind == types.KindTimeuuid
 	case types.KindVarchar:
 		return from.Kind == types.KindAscii
+	case types.KindBigint:
+		return from.Kind == types.KindTimestamp
+	case types.KindTimestamp:
+		return from.Kind == types.KindBigint
+	case types.KindVarint:
+		return from.Kind == types.KindInt || from.Kind == types.KindBigint || from.Kind == types.KindTimestamp
 	case types.KindBlob:
 		return true
 	}
@@ -172,7 +180,7 @@ func (b *binder) resolveCall(e *ast.FunctionCall, argTypes []*types.Type) (*func
 		candidates = exactMatches(candidates, e.Args, argTypes)
 		if len(candidates) != 1 {
 			return nil, nil, cqlerr.Invalidf("Ambiguous call to function %s (can be matched by following signatures: %s): use type casts to disambiguate",
-				name, signatures(overloads))
+				name, signatures(candidates))
 		}
 	}
 	f := candidates[0]

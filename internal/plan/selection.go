@@ -351,8 +351,21 @@ func (b *binder) prepareAggregate(t *catalog.Table, name string, e *ast.Function
 		rt = types.Bigint
 	case "sum", "avg":
 		if !arg.Type.IsNumeric() && arg.Type.Kind != types.KindCounter {
-			return nil, cqlerr.Invalidf("Invalid call to function %s, none of its type signatures match (known type signatures: system.%s(tinyint), system.%s(smallint), system.%s(int), system.%s(bigint), system.%s(float), system.%s(double), system.%s(decimal), system.%s(varint), system.%s(counter))",
-				name, name, name, name, name, name, name, name, name, name)
+			var sigs, compatible []string
+			for _, nt := range []*types.Type{types.Tinyint, types.Smallint, types.Int, types.Bigint, types.Float,
+				types.Double, types.Decimal, types.Varint, types.Counter} {
+				sig := functions.Signature(name, []*types.Type{nt}, nt)
+				sigs = append(sigs, sig)
+				if valueCompatible(nt, arg.Type) {
+					compatible = append(compatible, sig)
+				}
+			}
+			if len(compatible) > 1 {
+				return nil, cqlerr.Invalidf("Ambiguous call to function %s (can be matched by following signatures: %s): use type casts to disambiguate",
+					name, strings.Join(compatible, ", "))
+			}
+			return nil, cqlerr.Invalidf("Invalid call to function %s, none of its type signatures match (known type signatures: %s)",
+				name, strings.Join(sigs, ", "))
 		}
 		if arg.Type.Kind == types.KindCounter {
 			rt = types.Bigint
@@ -377,7 +390,58 @@ func (b *binder) prepareCast(t *catalog.Table, e *ast.Cast, used map[*catalog.Co
 		return arg, nil
 	}
 	if !functions.Castable(arg.Type, to) {
-		return nil, cqlerr.Invalidf("%s cannot be cast to %s", arg.Type, to)
+		return nil, castError(arg, to)
 	}
 	return &Selector{Kind: SelCast, Args: []*Selector{arg}, Type: to, Name: name}, nil
+}
+
+// castError is Cassandra's refusal of CAST(arg AS to) (Selectable.WithCast):
+// when no cast_as_<to> function exists at all, "<column> cannot be cast to
+// <to>" naming the argument's first column; otherwise the function
+// resolver's "none of its type signatures match" for system.cast_as_<to>.
+func castError(arg *Selector, to *types.Type) error {
+	var sigs, compatible []string
+	for _, k := range []types.Kind{types.KindTinyint, types.KindSmallint, types.KindInt, types.KindBigint, types.KindFloat,
+		types.KindDouble, types.KindDecimal, types.KindVarint, types.KindCounter, types.KindAscii, types.KindVarchar,
+		types.KindBoolean, types.KindBlob, types.KindUUID, types.KindTimeuuid, types.KindTimestamp, types.KindDate,
+		types.KindTime, types.KindInet, types.KindDuration} {
+		from := types.Native(k)
+		if !from.Equal(to) && functions.Castable(from, to) {
+			sig := functions.Signature("cast_as_"+to.String(), []*types.Type{from}, to)
+			sigs = append(sigs, sig)
+			if valueCompatible(from, arg.Type) {
+				compatible = append(compatible, sig)
+			}
+		}
+	}
+	if len(sigs) == 0 {
+		return cqlerr.Invalidf("%s cannot be cast to %s", firstColumnName(arg), to)
+	}
+	if len(compatible) > 1 {
+		return cqlerr.Invalidf("Ambiguous call to function system.cast_as_%s (can be matched by following signatures: %s): use type casts to disambiguate",
+			to, strings.Join(compatible, ", "))
+	}
+	return cqlerr.Invalidf("Invalid call to function system.cast_as_%s, none of its type signatures match (known type signatures: %s)",
+		to, strings.Join(sigs, ", "))
+}
+
+// firstColumnName is the name of the first column a selector reads, or its
+// result name when it reads none.
+func firstColumnName(s *Selector) string {
+	if c := firstColumn(s); c != nil {
+		return c.Name
+	}
+	return s.Name
+}
+
+func firstColumn(s *Selector) *catalog.Column {
+	if s.Column != nil {
+		return s.Column
+	}
+	for _, a := range s.Args {
+		if c := firstColumn(a); c != nil {
+			return c
+		}
+	}
+	return nil
 }

@@ -44,7 +44,8 @@ func parseTimestamp(source string) (int64, error) {
 	}
 	ms, ok := parseDateTime(source)
 	if !ok {
-		return 0, cqlerr.Invalidf("Unable to coerce '%s' to a formatted date (long)", source)
+		// TimestampSerializer.dateStringToTimestamp (Cassandra 5.0).
+		return 0, cqlerr.Invalidf("Unable to parse a date/time from '%s'", source)
 	}
 	return ms, nil
 }
