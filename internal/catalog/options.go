@@ -41,6 +41,13 @@ type Options struct {
 	MinIndexInterval      int32
 	ReadRepair            string
 	SpeculativeRetry      string
+	// NoAutoSnapshot and NoIncrementalBackups are allow_auto_snapshot =
+	// false and incremental_backups = false (Cassandra 5.0), negated so
+	// that a schema persisted before them reads as the defaults (true).
+	// Partita takes neither kind of snapshot; the options are kept and
+	// shown as Cassandra shows them.
+	NoAutoSnapshot       bool `json:",omitempty"`
+	NoIncrementalBackups bool `json:",omitempty"`
 }
 
 // DefaultOptions returns a new table's options.
@@ -80,7 +87,7 @@ func (o Options) clone() Options {
 // obsoleteTableOptions are accepted and ignored, as Cassandra 4.x does.
 var obsoleteTableOptions = map[string]bool{
 	"dclocal_read_repair_chance": true, "read_repair_chance": true,
-	"allow_auto_snapshot": true, "incremental_backups": true, "memtable": true, "id": true,
+	"memtable": true, "id": true,
 }
 
 // Apply sets the given properties on o, validating them as
@@ -143,6 +150,14 @@ func (o *Options) set(p Property) error {
 		b, err := parseBool(p)
 		o.CDC = b
 		return err
+	case "allow_auto_snapshot":
+		b, err := parseBool(p)
+		o.NoAutoSnapshot = !b
+		return err
+	case "incremental_backups":
+		b, err := parseBool(p)
+		o.NoIncrementalBackups = !b
+		return err
 	case "caching":
 		return o.setCaching(p.Map)
 	case "compaction":
@@ -166,7 +181,7 @@ var knownScalarOptions = map[string]struct{}{
 	"comment": {}, "additional_write_policy": {}, "speculative_retry": {}, "read_repair": {},
 	"bloom_filter_fp_chance": {}, "crc_check_chance": {}, "default_time_to_live": {},
 	"gc_grace_seconds": {}, "max_index_interval": {}, "min_index_interval": {},
-	"memtable_flush_period_in_ms": {}, "cdc": {},
+	"memtable_flush_period_in_ms": {}, "cdc": {}, "allow_auto_snapshot": {}, "incremental_backups": {},
 }
 
 func parseFloatOption(p Property, dst *float64) error {
@@ -187,14 +202,16 @@ func parseIntOption(p Property, dst *int32) error {
 	return nil
 }
 
+// parseBool reads a boolean property as Cassandra 5.0's
+// PropertyDefinitions.getBoolean does.
 func parseBool(p Property) (bool, error) {
 	switch strings.ToLower(p.Value) {
-	case "true":
+	case "1", "true", "yes":
 		return true, nil
-	case "false":
+	case "0", "false", "no":
 		return false, nil
 	}
-	return false, cqlerr.Syntaxf("Invalid boolean value %s for '%s'. Boolean values must be 'true' or 'false'", p.Value, p.Name)
+	return false, cqlerr.Syntaxf("Invalid boolean value %s for '%s'. Positive values can be '1', 'true' or 'yes'. Negative values can be '0', 'false' or 'no'.", p.Value, p.Name)
 }
 
 func (o *Options) setCaching(m map[string]string) error {

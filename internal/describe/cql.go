@@ -210,12 +210,13 @@ func appendTableOptions(c *cqlBuilder, t *catalog.Table, virtual, internals bool
 	c.append(";")
 }
 
-// appendParams is Cassandra 4.1's TableParams.appendCqlTo for a table (not
+// appendParams is Cassandra 5.0's TableParams.appendCqlTo for a table (not
 // a view): 4.1 added memtable, out of alphabetical order, and prints the
-// default memtable configuration as 'default'; allow_auto_snapshot and
-// incremental_backups came with 5.0.
+// default memtable configuration as 'default'; 5.0 added
+// allow_auto_snapshot and incremental_backups.
 func appendParams(c *cqlBuilder, o catalog.Options) {
 	c.append("additional_write_policy = ").quoted(o.AdditionalWritePolicy).newLine().
+		append("AND allow_auto_snapshot = ").append(strconv.FormatBool(!o.NoAutoSnapshot)).newLine().
 		append("AND bloom_filter_fp_chance = ").append(javaDouble(o.BloomFilterFPChance)).newLine().
 		append("AND caching = ").stringMap(o.Caching, true).newLine().
 		append("AND cdc = ").append(strconv.FormatBool(o.CDC)).newLine().
@@ -227,6 +228,7 @@ func appendParams(c *cqlBuilder, o catalog.Options) {
 		append("AND default_time_to_live = ").append(strconv.Itoa(int(o.DefaultTTL))).newLine().
 		append("AND extensions = ").stringMap(hexValues(o.Extensions), false).newLine().
 		append("AND gc_grace_seconds = ").append(strconv.Itoa(int(o.GCGraceSeconds))).newLine().
+		append("AND incremental_backups = ").append(strconv.FormatBool(!o.NoIncrementalBackups)).newLine().
 		append("AND max_index_interval = ").append(strconv.Itoa(int(o.MaxIndexInterval))).newLine().
 		append("AND memtable_flush_period_in_ms = ").append(strconv.Itoa(int(o.MemtableFlushPeriodMs))).newLine().
 		append("AND min_index_interval = ").append(strconv.Itoa(int(o.MinIndexInterval))).newLine().

@@ -151,6 +151,7 @@ const schemaGCGrace = 7 * 24 * 3600
 func tableParamColumns() []catalog.ColumnSpec {
 	return []catalog.ColumnSpec{
 		col("additional_write_policy", text),
+		col("allow_auto_snapshot", types.Boolean),
 		col("bloom_filter_fp_chance", types.Double),
 		col("caching", frozenTextMap),
 		col("cdc", types.Boolean),
@@ -163,6 +164,7 @@ func tableParamColumns() []catalog.ColumnSpec {
 		col("extensions", frozenBlobMap),
 		col("gc_grace_seconds", types.Int),
 		col("id", types.UUID),
+		col("incremental_backups", types.Boolean),
 		col("max_index_interval", types.Int),
 		col("memtable", text),
 		col("memtable_flush_period_in_ms", types.Int),

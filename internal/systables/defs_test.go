@@ -87,6 +87,7 @@ replication frozen<map<text, text>> regular`},
 		{"system_schema", "tables", `keyspace_name text partition_key
 table_name text clustering
 additional_write_policy text regular
+allow_auto_snapshot boolean regular
 bloom_filter_fp_chance double regular
 caching frozen<map<text, text>> regular
 cdc boolean regular
@@ -100,6 +101,7 @@ extensions frozen<map<text, blob>> regular
 flags frozen<set<text>> regular
 gc_grace_seconds int regular
 id uuid regular
+incremental_backups boolean regular
 max_index_interval int regular
 memtable text regular
 memtable_flush_period_in_ms int regular
@@ -128,6 +130,7 @@ options frozen<map<text, text>> regular`},
 		{"system_schema", "views", `keyspace_name text partition_key
 view_name text clustering
 additional_write_policy text regular
+allow_auto_snapshot boolean regular
 base_table_id uuid regular
 base_table_name text regular
 bloom_filter_fp_chance double regular
@@ -143,6 +146,7 @@ extensions frozen<map<text, blob>> regular
 gc_grace_seconds int regular
 id uuid regular
 include_all_columns boolean regular
+incremental_backups boolean regular
 max_index_interval int regular
 memtable text regular
 memtable_flush_period_in_ms int regular

@@ -87,6 +87,14 @@ func putTableParams(r row, o catalog.Options) {
 	if o.CDC {
 		r.put("cdc", booleanValue(true))
 	}
+	// Cassandra 5.0 writes these two only when they are off, as the
+	// reference node shows.
+	if o.NoAutoSnapshot {
+		r.put("allow_auto_snapshot", booleanValue(false))
+	}
+	if o.NoIncrementalBackups {
+		r.put("incremental_backups", booleanValue(false))
+	}
 }
 
 func columnsRows(env *Env, rs *rowSet) {
