@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Runs every test of the repository on a fresh Debian 12 machine with Go,
-# Node.js 20 and npm: installs the Python driver (Debian's python3-cassandra)
-# and PostgreSQL 15 (the benchmark harness's peer, used by its smoke test)
-# when they are missing and the Node.js driver from test/drivers/node's
-# package-lock.json, then runs go vet and go test over the whole module. The
-# Python and Node.js suites run inside go test (test/e2e TestPythonDriver and
-# TestNodeDriver), each against an in-process node.
+# Node.js 20 and npm: installs the Python driver (Debian's python3-cassandra),
+# PostgreSQL 15 (the benchmark harness's peer, used by its smoke test), and
+# and a Java 17 JDK and Maven (the reference Apache Cassandra and the Java
+# driver suite) when they are missing, cqlsh from PyPI into a virtual
+# environment, the Node.js driver from test/drivers/node's package-lock.json
+# and Cassandra's jars (scripts/cassandra.sh install), then runs go vet and
+# go test over the whole module. The Python, Node.js and Java suites run
+# inside go test (test/e2e TestPythonDriver, TestNodeDriver, TestJavaDriver),
+# each against an in-process node; the reference and differential tests
+# (test/reference, test/differential) start Cassandra nodes themselves.
 #
 # Environment: GO_TEST_FLAGS adds flags to go test (for example -race or
 # -run); GO_TEST_TIMEOUT overrides the overall go test timeout (30m).
@@ -31,6 +35,8 @@ as_root() {
 missing=()
 /usr/bin/python3 -c 'import cassandra' 2>/dev/null || missing+=(python3-cassandra)
 [[ -x /usr/lib/postgresql/15/bin/postgres ]] || missing+=(postgresql-15)
+command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
+command -v mvn >/dev/null || missing+=(maven)
 if ((${#missing[@]} > 0)); then
 	step "installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
@@ -55,6 +61,9 @@ export PARTITA_CQLSH="$cqlsh_venv/bin/cqlsh"
 
 step "installing the Node.js driver (npm ci)"
 (cd test/drivers/node && npm ci --no-audit --no-fund)
+
+step "installing Apache Cassandra 5.0.6 for the reference tests (scripts/cassandra.sh install)"
+scripts/cassandra.sh install
 
 step "go vet ./..."
 go vet ./...
