@@ -209,18 +209,25 @@ func (h *Harness) Exec(stmt string, pageSize int) string {
 // FormatRows prints a result like cqlsh: a header, then one line per row.
 func FormatRows(out *strings.Builder, res *engine.Result) {
 	names := make([]string, len(res.Columns))
+	typs := make([]*types.Type, len(res.Columns))
 	for i, c := range res.Columns {
-		names[i] = c.Name
+		names[i], typs[i] = c.Name, c.Type
 	}
+	formatTable(out, names, typs, res.Rows)
+}
+
+// formatTable prints the column names, then each row's values as CQL
+// literals, then the row count.
+func formatTable(out *strings.Builder, names []string, typs []*types.Type, rows [][][]byte) {
 	out.WriteString(strings.Join(names, " | "))
 	out.WriteByte('\n')
-	for _, row := range res.Rows {
+	for _, row := range rows {
 		cells := make([]string, len(row))
 		for i, v := range row {
-			cells[i] = types.Format(res.Columns[i].Type, v)
+			cells[i] = types.Format(typs[i], v)
 		}
 		out.WriteString(strings.Join(cells, " | "))
 		out.WriteByte('\n')
 	}
-	fmt.Fprintf(out, "(%d rows)\n", len(res.Rows))
+	fmt.Fprintf(out, "(%d rows)\n", len(rows))
 }
