@@ -37,6 +37,10 @@ type Config struct {
 	NativeTransportPort int
 	// MaxFrameSize bounds a request frame (native_transport_max_frame_size).
 	MaxFrameSize int
+	// Request bytes held at once, node-wide and per client address
+	// (native_transport_max_request_data_in_flight, _per_ip).
+	MaxRequestDataInFlight      int64
+	MaxRequestDataInFlightPerIP int64
 	// Tombstones read by one query before a warning and before failing
 	// (tombstone_warn_threshold, tombstone_failure_threshold).
 	TombstoneWarnThreshold    int
@@ -81,6 +85,8 @@ type file struct {
 	RPCAddress                                 *string   `yaml:"rpc_address"`
 	NativeTransportPort                        *int      `yaml:"native_transport_port"`
 	NativeTransportMaxFrameSize                *string   `yaml:"native_transport_max_frame_size"`
+	NativeTransportMaxRequestDataInFlight      *string   `yaml:"native_transport_max_request_data_in_flight"`
+	NativeTransportMaxRequestDataInFlightPerIP *string   `yaml:"native_transport_max_request_data_in_flight_per_ip"`
 	TombstoneWarnThreshold                     *int      `yaml:"tombstone_warn_threshold"`
 	TombstoneFailureThreshold                  *int      `yaml:"tombstone_failure_threshold"`
 	BatchSizeWarnThreshold                     *string   `yaml:"batch_size_warn_threshold"`
@@ -152,15 +158,17 @@ func yamlErrorText(err error) string {
 func Default() Config {
 	e := engine.DefaultConfig()
 	return Config{
-		ClusterName:               e.ClusterName,
-		DataDir:                   "./partita-data",
-		RPCAddress:                "127.0.0.1",
-		NativeTransportPort:       9042,
-		MaxFrameSize:              server.DefaultMaxFrameSize,
-		TombstoneWarnThreshold:    e.TombstoneWarnThreshold,
-		TombstoneFailureThreshold: e.TombstoneFailureThreshold,
-		BatchSizeWarnThreshold:    e.BatchSizeWarnThresholdBytes,
-		BatchSizeFailThreshold:    e.BatchSizeFailThresholdBytes,
+		ClusterName:                 e.ClusterName,
+		DataDir:                     "./partita-data",
+		RPCAddress:                  "127.0.0.1",
+		NativeTransportPort:         9042,
+		MaxFrameSize:                server.DefaultMaxFrameSize,
+		MaxRequestDataInFlight:      server.DefaultMaxRequestDataInFlight,
+		MaxRequestDataInFlightPerIP: server.DefaultMaxRequestDataInFlightPerIP,
+		TombstoneWarnThreshold:      e.TombstoneWarnThreshold,
+		TombstoneFailureThreshold:   e.TombstoneFailureThreshold,
+		BatchSizeWarnThreshold:      e.BatchSizeWarnThresholdBytes,
+		BatchSizeFailThreshold:      e.BatchSizeFailThresholdBytes,
 		UnloggedBatchAcrossPartitionsWarnThreshold: e.UnloggedBatchAcrossPartitionsWarn,
 		HTTPAddress:   "127.0.0.1:9180",
 		DataCenter:    e.DataCenter,
@@ -254,6 +262,8 @@ func (c *Config) apply(f *file) error {
 	}{
 		{"split_max_partition_bytes", &c.SplitMaxPartitionBytes, f.SplitMaxPartitionBytes},
 		{"split_bytes_per_second", &c.SplitBytesPerSecond, f.SplitBytesPerSecond},
+		{"native_transport_max_request_data_in_flight", &c.MaxRequestDataInFlight, f.NativeTransportMaxRequestDataInFlight},
+		{"native_transport_max_request_data_in_flight_per_ip", &c.MaxRequestDataInFlightPerIP, f.NativeTransportMaxRequestDataInFlightPerIP},
 	} {
 		if s.src == nil {
 			continue
@@ -322,6 +332,12 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxFrameSize <= 0 {
 		fail("native_transport_max_frame_size", "must be positive")
+	}
+	if c.MaxRequestDataInFlight <= 0 {
+		fail("native_transport_max_request_data_in_flight", "must be positive")
+	}
+	if c.MaxRequestDataInFlightPerIP <= 0 {
+		fail("native_transport_max_request_data_in_flight_per_ip", "must be positive")
 	}
 	if c.MaxPageBytes <= 0 {
 		fail("max_page_bytes", "must be positive")
@@ -427,5 +443,7 @@ func (c *Config) Engine() engine.Config {
 func (c *Config) Server() server.Config {
 	s := server.DefaultConfig()
 	s.MaxFrameSize = c.MaxFrameSize
+	s.MaxRequestDataInFlight = c.MaxRequestDataInFlight
+	s.MaxRequestDataInFlightPerIP = c.MaxRequestDataInFlightPerIP
 	return s
 }

@@ -33,7 +33,8 @@
 //  3. Decoded messages alias Frame.Body: values, ids, tokens and paging
 //     states are sub-slices, not copies. A body must stay untouched while
 //     a message decoded from it is in use; ReadFrame allocates a fresh body
-//     for every frame.
+//     for every frame, and memory for a body only as its bytes arrive
+//     (ReadBody), never for the length a header merely announces.
 //  4. Encoders only append and always produce a well-formed frame: the
 //     length field equals the body written; a [string] or [short bytes]
 //     longer than 65535 bytes is cut (strings at a rune boundary), and a

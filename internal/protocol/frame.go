@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/partita-db/partita/internal/cqlerr"
 )
@@ -168,17 +169,31 @@ func (e *FrameSizeError) message() string {
 // rest, since v1/v2 headers are shorter), and *FrameSizeError for a body
 // length below 0 or above maxBody. The body is freshly allocated.
 func ReadFrame(r *bufio.Reader, maxBody int) (Frame, error) {
+	h, err := ReadHeader(r, maxBody)
+	if err != nil {
+		return Frame{}, err
+	}
+	body, err := ReadBody(r, h, nil)
+	if err != nil {
+		return Frame{}, err
+	}
+	return Frame{Header: h, Body: body}, nil
+}
+
+// ReadHeader is ReadFrame's first step: it reads a header and checks its
+// version and body length, with ReadFrame's errors.
+func ReadHeader(r *bufio.Reader, maxBody int) (Header, error) {
 	first, err := r.ReadByte()
 	if err != nil {
-		return Frame{}, err // io.EOF: a clean close between frames
+		return Header{}, err // io.EOF: a clean close between frames
 	}
 	version := first &^ responseBit
 	if version != Version4 {
-		return Frame{}, &UnsupportedVersionError{Version: version}
+		return Header{}, &UnsupportedVersionError{Version: version}
 	}
 	var rest [HeaderSize - 1]byte
 	if _, err := io.ReadFull(r, rest[:]); err != nil {
-		return Frame{}, truncated(err)
+		return Header{}, truncated(err)
 	}
 	h := Header{
 		Version:  version,
@@ -189,13 +204,92 @@ func ReadFrame(r *bufio.Reader, maxBody int) (Frame, error) {
 		Length:   int32(binary.BigEndian.Uint32(rest[4:8])),
 	}
 	if h.Length < 0 || int64(h.Length) > int64(maxBody) {
-		return Frame{}, &FrameSizeError{Stream: h.Stream, Opcode: h.Opcode, Length: h.Length, MaxBody: maxBody}
+		return Header{}, &FrameSizeError{Stream: h.Stream, Opcode: h.Opcode, Length: h.Length, MaxBody: maxBody}
 	}
-	body := make([]byte, h.Length)
-	if _, err := io.ReadFull(r, body); err != nil {
-		return Frame{}, truncated(err)
+	return h, nil
+}
+
+// bodyChunk is the unit in which ReadBody takes memory for a body that has
+// not arrived yet.
+const bodyChunk = 64 << 10
+
+// bodyChunks recycles the chunks a body is read into while it arrives.
+var bodyChunks = sync.Pool{New: func() any { return new([bodyChunk]byte) }}
+
+// ReadBody is ReadFrame's second step: it reads the h.Length bytes of body
+// that follow h into a fresh slice. Memory is taken only for bytes that
+// have arrived, never for a length the header merely announces: nothing
+// until the first byte is there, then the whole body if it is at most
+// bodyChunk bytes, else one pooled chunk of bodyChunk bytes at a time, each
+// once its first byte is there, copied into the body when the last one is
+// full. A peer that announces a large body and sends little therefore holds
+// little.
+//
+// Before taking memory for n body bytes, ReadBody calls take(n) (when take
+// is not nil; the calls add up to h.Length). If take returns an error,
+// ReadBody reads and drops the rest of the body without keeping it, so that
+// r stays at a frame boundary, and returns take's error (or the error that
+// ended that read).
+func ReadBody(r *bufio.Reader, h Header, take func(n int) error) ([]byte, error) {
+	n := int(h.Length)
+	if n == 0 {
+		return []byte{}, nil
 	}
-	return Frame{Header: h, Body: body}, nil
+	if _, err := r.Peek(1); err != nil {
+		return nil, truncated(err)
+	}
+	if n <= bodyChunk {
+		if take != nil {
+			if err := take(n); err != nil {
+				return nil, skipBody(r, n, err)
+			}
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return nil, truncated(err)
+		}
+		return body, nil
+	}
+	return readChunked(r, n, take)
+}
+
+// readChunked reads a body of n > bodyChunk bytes through pooled chunks.
+func readChunked(r *bufio.Reader, n int, take func(n int) error) ([]byte, error) {
+	var chunks []*[bodyChunk]byte
+	defer func() {
+		for _, c := range chunks {
+			bodyChunks.Put(c)
+		}
+	}()
+	for got := 0; got < n; got += bodyChunk {
+		if _, err := r.Peek(1); err != nil {
+			return nil, truncated(err)
+		}
+		size := min(bodyChunk, n-got)
+		if take != nil {
+			if err := take(size); err != nil {
+				return nil, skipBody(r, n-got, err)
+			}
+		}
+		c := bodyChunks.Get().(*[bodyChunk]byte)
+		chunks = append(chunks, c)
+		if _, err := io.ReadFull(r, c[:size]); err != nil {
+			return nil, truncated(err)
+		}
+	}
+	body := make([]byte, 0, n)
+	for _, c := range chunks {
+		body = append(body, c[:min(bodyChunk, n-len(body))]...)
+	}
+	return body, nil
+}
+
+// skipBody reads and drops the n bytes left of a body that take refused.
+func skipBody(r *bufio.Reader, n int, refused error) error {
+	if _, err := r.Discard(n); err != nil {
+		return truncated(err)
+	}
+	return refused
 }
 
 // truncated maps an EOF inside a frame to ErrTruncatedFrame and keeps any

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"runtime"
 	"testing"
 	"testing/iotest"
 
@@ -126,4 +128,90 @@ func TestOpcodeString(t *testing.T) {
 			t.Errorf("%d: got %s want %s", byte(op), op, want)
 		}
 	}
+}
+
+// TestReadBodyTakesMemoryAsBytesArrive: a header announcing the largest
+// body, followed by a few bytes and a close, costs about one chunk, not the
+// announced 16 MiB.
+func TestReadBodyTakesMemoryAsBytesArrive(t *testing.T) {
+	in := append(unhex(t, `04 00 0001 07 00fffff7`), "a few bytes"...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadFrame(bufio.NewReader(bytes.NewReader(in)), DefaultMaxBody)
+	runtime.ReadMemStats(&after)
+	wantTruncated(t, Frame{}, err)
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 2*bodyChunk {
+		t.Fatalf("reading %d bytes of an announced %d allocated %d bytes", len(in), DefaultMaxBody, allocated)
+	}
+}
+
+func TestReadBody(t *testing.T) {
+	large := bytes.Repeat([]byte("0123456789abcdef"), (3*bodyChunk+123)/16)
+	for _, size := range []int{0, 1, bodyChunk - 1, bodyChunk, bodyChunk + 1, len(large)} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			body := large[:size]
+			in := AppendFrame(nil, Header{Version: 4, Stream: 3, Opcode: OpQuery}, body)
+			in = AppendFrame(in, Header{Version: 4, Stream: 4, Opcode: OpOptions}, nil)
+			r := bufio.NewReader(iotest.HalfReader(bytes.NewReader(in)))
+			h, err := ReadHeader(r, DefaultMaxBody)
+			if err != nil {
+				t.Fatal(err)
+			}
+			taken := 0
+			got, err := ReadBody(r, h, func(n int) error {
+				if n > bodyChunk {
+					t.Errorf("took %d bytes at once, more than a chunk", n)
+				}
+				taken += n
+				return nil
+			})
+			if err != nil || !bytes.Equal(got, body) || got == nil {
+				t.Fatalf("read %d bytes (%v), want %d", len(got), err, size)
+			}
+			if taken != size {
+				t.Errorf("took %d bytes for a body of %d", taken, size)
+			}
+			// The next frame follows.
+			if f, err := ReadFrame(r, DefaultMaxBody); err != nil || f.Header.Stream != 4 {
+				t.Fatalf("next frame: %+v %v", f.Header, err)
+			}
+		})
+	}
+	t.Run("refused", func(t *testing.T) {
+		// A refusal, at the first chunk or a later one, skips the rest of
+		// the body: the next frame is read as usual.
+		for _, refuseAt := range []int{1, 3} {
+			in := AppendFrame(nil, Header{Version: 4, Stream: 3, Opcode: OpQuery}, large)
+			in = AppendFrame(in, Header{Version: 4, Stream: 4, Opcode: OpOptions}, nil)
+			r := bufio.NewReader(iotest.OneByteReader(bytes.NewReader(in)))
+			h, err := ReadHeader(r, DefaultMaxBody)
+			if err != nil {
+				t.Fatal(err)
+			}
+			no := errors.New("no room")
+			calls := 0
+			_, err = ReadBody(r, h, func(int) error {
+				if calls++; calls == refuseAt {
+					return no
+				}
+				return nil
+			})
+			if err != no {
+				t.Fatalf("refused at call %d: got %v", refuseAt, err)
+			}
+			if f, err := ReadFrame(r, DefaultMaxBody); err != nil || f.Header.Stream != 4 {
+				t.Fatalf("next frame after a refusal at call %d: %+v %v", refuseAt, f.Header, err)
+			}
+		}
+	})
+	t.Run("refused and cut", func(t *testing.T) {
+		in := unhex(t, `04 00 0001 07 00100000 0102`)
+		h, err := ReadHeader(bufio.NewReader(bytes.NewReader(in)), DefaultMaxBody)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(bytes.NewReader(in[HeaderSize:]))
+		_, err = ReadBody(r, h, func(int) error { return errors.New("no room") })
+		wantTruncated(t, Frame{}, err)
+	})
 }

@@ -2,10 +2,14 @@ package protocol
 
 import "strings"
 
-// STARTUP option keys (§4.1.1).
+// STARTUP option keys (§4.1.1). StartupThrowOnOverload is Cassandra's
+// (transport/messages/StartupMessage.java THROW_ON_OVERLOAD): "1" asks for an
+// Overloaded error instead of backpressure when the server's request limits
+// are reached.
 const (
-	StartupCQLVersion  = "CQL_VERSION"
-	StartupCompression = "COMPRESSION"
+	StartupCQLVersion      = "CQL_VERSION"
+	StartupCompression     = "COMPRESSION"
+	StartupThrowOnOverload = "THROW_ON_OVERLOAD"
 )
 
 // Startup is STARTUP (§4.1.1): the connection's options as a [string map].

@@ -14,6 +14,18 @@ type Config struct {
 	// larger frame is answered with a Protocol error and the connection is
 	// closed, as Cassandra does.
 	MaxFrameSize int
+	// MaxRequestDataInFlight bounds the bytes of request bodies the server
+	// holds, from their first byte read until they are answered, over all
+	// connections (cassandra.yaml native_transport_max_request_data_in_flight,
+	// default 128 MiB); MaxRequestDataInFlightPerIP bounds those of the
+	// connections of one client address (..._per_ip, default 32 MiB). Past
+	// either, as in Cassandra, a connection is not read until there is room
+	// or its own requests have finished, so TCP flow control slows its
+	// client; one with no request executing reads its next frame regardless;
+	// a connection that sent THROW_ON_OVERLOAD=1 in STARTUP gets an
+	// Overloaded error for the request instead.
+	MaxRequestDataInFlight      int64
+	MaxRequestDataInFlightPerIP int64
 	// MaxInFlightPerConn bounds the requests one connection may have
 	// executing at once (default 128); beyond it the server stops reading
 	// from that connection until a request finishes.
@@ -30,13 +42,16 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultMaxFrameSize       = protocol.MaxFrameSize
-	DefaultMaxInFlightPerConn = 128
+	DefaultMaxFrameSize                = protocol.MaxFrameSize
+	DefaultMaxInFlightPerConn          = 128
+	DefaultMaxRequestDataInFlight      = 128 << 20
+	DefaultMaxRequestDataInFlightPerIP = 32 << 20
 )
 
 // DefaultConfig returns the default configuration.
 func DefaultConfig() Config {
-	return Config{MaxFrameSize: DefaultMaxFrameSize, MaxInFlightPerConn: DefaultMaxInFlightPerConn}
+	return Config{MaxFrameSize: DefaultMaxFrameSize, MaxInFlightPerConn: DefaultMaxInFlightPerConn,
+		MaxRequestDataInFlight: DefaultMaxRequestDataInFlight, MaxRequestDataInFlightPerIP: DefaultMaxRequestDataInFlightPerIP}
 }
 
 // withDefaults fills the zero fields. A frame limit below the header size
@@ -48,6 +63,12 @@ func (c Config) withDefaults() Config {
 	c.MaxFrameSize = max(c.MaxFrameSize, protocol.HeaderSize)
 	if c.MaxInFlightPerConn <= 0 {
 		c.MaxInFlightPerConn = DefaultMaxInFlightPerConn
+	}
+	if c.MaxRequestDataInFlight <= 0 {
+		c.MaxRequestDataInFlight = DefaultMaxRequestDataInFlight
+	}
+	if c.MaxRequestDataInFlightPerIP <= 0 {
+		c.MaxRequestDataInFlightPerIP = DefaultMaxRequestDataInFlightPerIP
 	}
 	if c.Metrics == nil {
 		c.Metrics = metrics.New()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -50,6 +51,9 @@ type conn struct {
 	log     *slog.Logger
 	sess    sessionAPI
 	maxBody int
+	// ip is the client's address, the key of its share of the request
+	// budget (invariant 7).
+	ip netip.Addr
 
 	// ctx is every request's context; cancelled when the connection is
 	// torn down.
@@ -69,9 +73,18 @@ type conn struct {
 	// writerDone is closed when the writer has exited.
 	writerDone chan struct{}
 
-	// ready is set by a successful STARTUP; reader goroutine only
-	// (invariant 2).
-	ready bool
+	// ready is set by a successful STARTUP, and throwOnOverload by a
+	// STARTUP with THROW_ON_OVERLOAD=1; reader goroutine only (invariant 2).
+	ready           bool
+	throwOnOverload bool
+	// executing counts the request budget held by the requests handed to
+	// workers and not finished yet (invariant 7).
+	executing atomic.Int64
+	// frameHeld is the budget taken for the frame being read, and
+	// takeForFrame the method value ReadBody calls to take more (made once:
+	// a closure per frame would cost an allocation); reader goroutine only.
+	frameHeld    int64
+	takeForFrame func(n int) error
 	// events holds the eventBit of every REGISTERed event type.
 	events atomic.Uint32
 	// stopping asks the reader to stop (Shutdown).
@@ -94,6 +107,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 		log:        s.log.With("remote", nc.RemoteAddr().String()),
 		sess:       s.eng.NewSession(),
 		maxBody:    s.cfg.MaxFrameSize - protocol.HeaderSize,
+		ip:         remoteIP(nc),
 		slots:      make(chan struct{}, s.cfg.MaxInFlightPerConn),
 		work:       make(chan engineJob),
 		out:        make(chan *frameBuf, s.cfg.MaxInFlightPerConn),
@@ -101,6 +115,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 		evSignal:   make(chan struct{}, 1),
 	}
 	c.ctx, c.cancel = context.WithCancel(s.baseCtx)
+	c.takeForFrame = c.takeFrameBytes
 	return c
 }
 
@@ -156,15 +171,106 @@ func (c *conn) readLoop() *frameBuf {
 		if c.stopping.Load() {
 			return nil
 		}
-		f, err := protocol.ReadFrame(br, c.maxBody)
+		f, held, err := c.readRequest(br)
 		if err != nil {
+			if refused := overloadRefusal(err); refused != nil {
+				// No room, and the client asked to be told (invariant 7);
+				// its body was skipped, the connection goes on.
+				c.log.Debug("request refused: overloaded", "length", f.Header.Length)
+				c.srv.metrics.received(protocol.HeaderSize + int(f.Header.Length))
+				c.send(c.errorFrame(f.Header.Stream, refused))
+				continue
+			}
 			return c.readFailed(err)
 		}
 		c.srv.metrics.received(protocol.HeaderSize + len(f.Body))
-		if !c.dispatch(f) {
+		if !c.dispatch(f, held) {
 			return nil
 		}
 	}
+}
+
+// readRequest reads one frame, taking the request budget for its body as
+// the bytes arrive; it returns how much it took, which the request holds
+// until it is answered. A *cqlerr.Error means the budget refused the body
+// and it was skipped; f then holds the header.
+func (c *conn) readRequest(br *bufio.Reader) (f protocol.Frame, held int64, err error) {
+	if f.Header, err = protocol.ReadHeader(br, c.maxBody); err != nil {
+		return f, 0, err
+	}
+	c.frameHeld = 0
+	f.Body, err = protocol.ReadBody(br, f.Header, c.takeForFrame)
+	if err != nil {
+		c.srv.budget.release(c.ip, c.frameHeld)
+		return f, 0, err
+	}
+	return f, c.frameHeld, nil
+}
+
+// overloadRefusal returns the Overloaded error of a body the budget
+// refused, or nil for any other error of readRequest.
+func overloadRefusal(err error) *cqlerr.Error {
+	var refused *cqlerr.Error
+	if errors.As(err, &refused) {
+		return refused
+	}
+	return nil
+}
+
+// takeFrameBytes is ReadBody's take for the frame being read.
+func (c *conn) takeFrameBytes(n int) error {
+	if err := c.takeRequestBytes(int64(n)); err != nil {
+		return err
+	}
+	c.frameHeld += int64(n)
+	return nil
+}
+
+// takeRequestBytes takes n bytes of the request budget for the frame being
+// read, as Cassandra's pre-v5 pipeline does (transport/PreV5Handlers.java
+// LegacyDispatchHandler): past a limit, a connection that asked for
+// THROW_ON_OVERLOAD gets an Overloaded error for this request; any other is
+// not read further until there is room or its own requests have finished;
+// and a connection with no request executing takes the bytes regardless,
+// so that every client makes progress however the budget is shared.
+func (c *conn) takeRequestBytes(n int64) error {
+	b := c.srv.budget
+	for paused := false; ; paused = true {
+		ok, freed := b.tryReserve(c.ip, n)
+		switch {
+		case ok:
+			return nil
+		case c.throwOnOverload:
+			return b.overloaded(c.ip)
+		case c.executing.Load() == 0:
+			b.force(c.ip, n)
+			return nil
+		}
+		if !paused {
+			c.log.Debug("request data in flight at its limit; not reading until requests finish")
+		}
+		select {
+		case <-freed:
+		case <-c.ctx.Done():
+			return c.ctx.Err()
+		}
+	}
+}
+
+// finished gives back the budget an executing request held. executing
+// drops first: a reader woken by the release must see it.
+func (c *conn) finished(held int64) {
+	c.executing.Add(-held)
+	c.srv.budget.release(c.ip, held)
+}
+
+// remoteIP is the client's address, or the zero address for connections
+// that are not TCP (tests' pipes).
+func remoteIP(nc net.Conn) netip.Addr {
+	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+		return a.AddrPort().Addr().Unmap()
+	}
+	return netip.Addr{}
 }
 
 // readFailed decides what a ReadFrame error means for the connection and

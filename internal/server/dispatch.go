@@ -23,22 +23,26 @@ func isEngineRequest(op protocol.Opcode) bool {
 }
 
 // dispatch answers one frame: engine requests of a started connection on
-// a worker once a slot is free (invariant 1), everything else here. It
-// returns false when the connection is being torn down.
-func (c *conn) dispatch(f protocol.Frame) bool {
+// a worker once a slot is free (invariant 1), everything else here. held is
+// the request budget the frame took, given back once it is answered
+// (invariant 7). It returns false when the connection is being torn down.
+func (c *conn) dispatch(f protocol.Frame, held int64) bool {
 	start := time.Now()
 	if !c.ready || !isEngineRequest(f.Header.Opcode) {
 		c.handle(f, start, c.connectionRequest)
+		c.srv.budget.release(c.ip, held)
 		return true
 	}
 	select {
 	case c.slots <- struct{}{}:
 	case <-c.ctx.Done():
+		c.srv.budget.release(c.ip, held)
 		return false
 	}
 	c.handlers.Add(1)
 	c.srv.metrics.inFlight(1)
-	j := engineJob{f: f, start: start}
+	c.executing.Add(held)
+	j := engineJob{f: f, start: start, held: held}
 	select {
 	case c.work <- j: // an idle worker takes it
 	default:
@@ -51,6 +55,7 @@ func (c *conn) dispatch(f protocol.Frame) bool {
 type engineJob struct {
 	f     protocol.Frame
 	start time.Time
+	held  int64 // request budget
 }
 
 // worker runs engine requests: the one it was started for, then the next
@@ -70,6 +75,7 @@ func (c *conn) worker(j engineJob) {
 
 func (c *conn) runJob(j engineJob) {
 	defer func() {
+		c.finished(j.held)
 		<-c.slots
 		c.srv.metrics.inFlight(-1)
 		c.handlers.Done()
@@ -182,6 +188,8 @@ func (c *conn) startup(r *protocol.Startup) protocol.Response {
 		return protocolError("Unknown compression algorithm: %s", name)
 	}
 	c.ready = true
+	// Cassandra compares with "1" (transport/messages/StartupMessage.java).
+	c.throwOnOverload = r.Options[protocol.StartupThrowOnOverload] == "1"
 	c.log.Debug("connection started", "cql_version", version,
 		"driver_name", r.Options["DRIVER_NAME"], "driver_version", r.Options["DRIVER_VERSION"])
 	return &protocol.Ready{}

@@ -41,4 +41,16 @@
 //  6. Shutdown stops accepting and reading, lets requests already read
 //     finish and their replies be written, then closes; when its context
 //     ends first, the remaining connections are closed at once.
+//  7. Request bodies cost memory only as their bytes arrive
+//     (protocol.ReadBody), never for the length a header announces, and
+//     every byte of body the server holds, from its arrival until the
+//     request is answered, is counted against Config.MaxRequestDataInFlight
+//     and, per client address, MaxRequestDataInFlightPerIP (requestBudget).
+//     A connection that finds no room stops reading (backpressure) until
+//     some is freed or its own executing requests have finished, or, if it
+//     sent THROW_ON_OVERLOAD=1, has the request skipped and answered with
+//     Overloaded (0x1001), as in Cassandra. A connection with nothing
+//     executing always reads on, so the budget can be passed by at most one
+//     frame per such connection, and only with bytes its client really
+//     sent; no waiting reader waits on another one.
 package server

@@ -24,6 +24,8 @@ type Server struct {
 	metrics *serverMetrics
 	// supported is the encoded body-less SUPPORTED message, shared by all.
 	supported *protocol.Supported
+	// budget bounds the request bytes held by all connections (invariant 7).
+	budget *requestBudget
 
 	// baseCtx is the parent of every connection's context; cancelled when
 	// Shutdown gives up waiting.
@@ -60,6 +62,7 @@ func newServer(cfg Config, eng engineAPI, logger *slog.Logger) *Server {
 		log:       logger,
 		metrics:   newServerMetrics(cfg.Metrics),
 		supported: supportedOptions(),
+		budget:    newRequestBudget(cfg.MaxRequestDataInFlight, cfg.MaxRequestDataInFlightPerIP),
 	}
 	s.baseCtx, s.cancelBase = context.WithCancel(context.Background())
 	s.mu.listeners = make(map[net.Listener]struct{})
