@@ -12,81 +12,85 @@ import (
 	"github.com/partita-db/partita/internal/types"
 )
 
-// aggregation collects every selected row of a query that cannot stream
-// its output: aggregates (one row, or one per GROUP BY group) and IN
-// queries sorted by ORDER BY after reading.
+// aggregation collects the rows of a query that cannot stream its output
+// row by row: aggregates (one row, or one per GROUP BY group), GROUP BY
+// without aggregates (each group's first row) and IN queries sorted by ORDER
+// BY after reading.
 type aggregation struct {
-	p        *plan.Select
-	groupKey [][]byte
+	p *plan.Select
+	// The open group: its key, its accumulators and the values of its
+	// first row for the selectors that do not aggregate.
 	inGroup  bool
+	groupKey [][]byte
 	accs     []accumulator
 	first    [][]byte
-	rows     [][][]byte
-	keys     [][][]byte
-	// position of the last row added to the current group
-	lastPartition, lastClustering []byte
+	// rows are the output rows so far; keys are the clustering values each
+	// was built from (a group's first row), for post-ordering.
+	rows  [][][]byte
+	keys  [][][]byte
+	group groupState
 }
 
-func newAggregation(p *plan.Select) *aggregation {
-	return &aggregation{p: p}
+func newAggregation(r *selectRun) *aggregation {
+	a := &aggregation{p: r.p, group: groupState{postLimit: -1}}
+	if r.p.GroupBy && len(r.p.PostOrder) > 0 {
+		// Post-ordered groups are read without LIMIT, sorted, then trimmed
+		// (SelectStatement.getDataLimits: no row limit when the results
+		// need post-query ordering; process then trims to the user limit).
+		a.group.postLimit, r.remaining = r.remaining, -1
+	}
+	return a
 }
 
 func (a *aggregation) aggregating() bool { return a.p.Selection.Aggregate }
 
 func (a *aggregation) add(r *selectRun, v *rowView) error {
-	if !a.aggregating() {
-		row, err := r.project(v)
-		if err != nil {
-			return err
-		}
-		a.rows = append(a.rows, row)
-		a.keys = append(a.keys, v.ck)
-		return nil
-	}
-	if a.p.GroupBy {
-		key := groupKey(v, a.p.GroupByClustering)
-		if a.inGroup && !sameGroup(a.p.Table, a.groupKey, key) {
-			if err := a.closeGroup(r); err != nil {
+	switch {
+	case a.p.GroupBy:
+		return a.addGrouped(r, v)
+	case a.aggregating():
+		if !a.inGroup {
+			if err := a.openGroup(r, v); err != nil {
 				return err
 			}
-			// GROUP BY pages and limits count groups: stop before the next
-			// group starts, after the last row of the closed one.
-			r.lastPartition, r.lastClustering = a.lastPartition, a.lastClustering
-			r.lastPartRemaining = -1
-			if r.remaining > 0 {
-				r.remaining--
-				if r.remaining == 0 {
-					r.done = true
-					return nil
-				}
-			}
-			if r.pageSize > 0 && len(a.rows) >= r.pageSize {
-				r.hasMore, r.done = true, true
-				return nil
-			}
 		}
-		a.groupKey = key
-		a.lastPartition = append(a.lastPartition[:0], v.pkKey...)
-		a.lastClustering = append(a.lastClustering[:0], v.ckKey...)
-		if v.ckKey == nil {
-			a.lastClustering = nil
+		return a.accumulate(r, v)
+	}
+	row, err := r.project(v)
+	if err != nil {
+		return err
+	}
+	a.rows = append(a.rows, row)
+	a.keys = append(a.keys, v.ck)
+	return nil
+}
+
+// openGroup starts a group at its first row (nil for the empty input of an
+// aggregate without GROUP BY): non-aggregate selectors keep this row's
+// values, as Cassandra's SimpleSelector keeps its first input.
+func (a *aggregation) openGroup(r *selectRun, v *rowView) error {
+	sels := a.p.Selection.Visible()
+	a.inGroup = true
+	a.accs = make([]accumulator, len(sels))
+	a.first = make([][]byte, len(sels))
+	for i, s := range sels {
+		a.accs[i] = newAccumulator(s)
+		if v != nil && !s.IsAggregate() {
+			val, err := r.ev.selectValue(s, v)
+			if err != nil {
+				return err
+			}
+			a.first[i] = val
 		}
 	}
-	if !a.inGroup {
-		a.inGroup = true
-		a.accs = make([]accumulator, len(a.p.Selection.Visible()))
-		a.first = make([][]byte, len(a.accs))
-		for i, s := range a.p.Selection.Visible() {
-			a.accs[i] = newAccumulator(s)
-			if !s.IsAggregate() {
-				val, err := r.ev.selectValue(s, v)
-				if err != nil {
-					return err
-				}
-				a.first[i] = val
-			}
-		}
+	if v != nil && a.p.GroupBy {
+		a.keys = append(a.keys, v.ck)
 	}
+	return nil
+}
+
+// accumulate adds a row of the open group to its aggregates.
+func (a *aggregation) accumulate(r *selectRun, v *rowView) error {
 	for i, s := range a.p.Selection.Visible() {
 		if a.accs[i] == nil {
 			continue
@@ -105,7 +109,7 @@ func (a *aggregation) add(r *selectRun, v *rowView) error {
 	return nil
 }
 
-func (a *aggregation) closeGroup(r *selectRun) error {
+func (a *aggregation) closeGroup() error {
 	row := make([][]byte, len(a.accs))
 	for i, acc := range a.accs {
 		if acc == nil {
@@ -132,56 +136,35 @@ func (a *aggregation) closeGroup(r *selectRun) error {
 	return nil
 }
 
-func groupKey(v *rowView, clustering int) [][]byte {
-	key := append([][]byte(nil), v.pk...)
-	for i := 0; i < clustering && i < len(v.ck); i++ {
-		key = append(key, v.ck[i])
-	}
-	return key
-}
-
-func sameGroup(t *catalog.Table, a, b [][]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		typ := t.PartitionKey[0].Type
-		if i < len(t.PartitionKey) {
-			typ = t.PartitionKey[i].Type
-		} else {
-			typ = t.Clustering[i-len(t.PartitionKey)].Type
-		}
-		if types.Compare(typ, a[i], b[i]) != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // result returns the aggregated rows with LIMIT applied.
 func (a *aggregation) result(r *selectRun) ([][][]byte, error) {
-	if a.aggregating() {
-		if a.inGroup {
-			if err := a.closeGroup(r); err != nil {
-				return nil, err
-			}
+	if a.inGroup {
+		if err := a.closeGroup(); err != nil {
+			return nil, err
 		}
-		if len(a.rows) == 0 && !a.p.GroupBy {
-			// Without GROUP BY an aggregate always returns one row.
-			a.accs = make([]accumulator, len(a.p.Selection.Visible()))
-			a.first = make([][]byte, len(a.accs))
-			for i, s := range a.p.Selection.Visible() {
-				a.accs[i] = newAccumulator(s)
-			}
-			if err := a.closeGroup(r); err != nil {
-				return nil, err
-			}
-		}
-	} else if len(a.p.PostOrder) > 0 {
-		sortRows(a.p, a.rows, a.keys)
 	}
-	if a.p.GroupBy {
-		return a.rows, nil // LIMIT counted groups as they closed
+	switch {
+	case a.p.GroupBy:
+		// LIMIT counted groups as they started, unless they are post-ordered.
+		if len(a.p.PostOrder) > 0 {
+			sortRows(a.p, a.rows, a.keys)
+			if a.group.postLimit >= 0 && int64(len(a.rows)) > a.group.postLimit {
+				a.rows = a.rows[:a.group.postLimit]
+			}
+		}
+		return a.rows, nil
+	case a.aggregating():
+		if len(a.rows) == 0 {
+			// Without GROUP BY an aggregate always returns one row.
+			if err := a.openGroup(r, nil); err != nil {
+				return nil, err
+			}
+			if err := a.closeGroup(); err != nil {
+				return nil, err
+			}
+		}
+	case len(a.p.PostOrder) > 0:
+		sortRows(a.p, a.rows, a.keys)
 	}
 	limit, err := r.ev.limit(a.p.Limit)
 	if err != nil {

@@ -16,4 +16,7 @@
 //     lost or repeated even if data changes between pages.
 //  3. A row is returned at most once per page and rows of one partition
 //     come in clustering order (reversed when the plan says so).
+//  4. With GROUP BY, LIMIT, PER PARTITION LIMIT and the page size count
+//     groups, and a page holds whole groups: it ends after the last row of
+//     its last group, so the next page starts a new group (groupby.go).
 package exec

@@ -3,6 +3,7 @@ package exec
 import (
 	"bytes"
 
+	"github.com/partita-db/partita/internal/catalog"
 	"github.com/partita-db/partita/internal/cqlerr"
 	"github.com/partita-db/partita/internal/plan"
 	"github.com/partita-db/partita/internal/types"
@@ -20,27 +21,41 @@ type compiledFilter struct {
 	contains, containsKey [][]byte
 }
 
+// compileFilters evaluates row-filter restrictions (RowFilter expressions:
+// a null value is "Unsupported", a null IN element matches nothing).
 func (e *evaluator) compileFilters(rs []*plan.Restriction) ([]compiledFilter, error) {
+	return e.compile(rs, e.filterTuples, e.filterBound)
+}
+
+// compileKeyFilters evaluates key restrictions applied as filters (rows that
+// are not read by key, as system tables' are): values are checked as the
+// key and slice restrictions they stand for.
+func (e *evaluator) compileKeyFilters(rs []*plan.Restriction) ([]compiledFilter, error) {
+	return e.compile(rs, e.clusteringTuples, e.boundValues)
+}
+
+func (e *evaluator) compile(rs []*plan.Restriction, tuples func(*plan.Restriction) ([][][]byte, error),
+	bound func(*plan.Restriction, plan.Bound) ([][]byte, error)) ([]compiledFilter, error) {
 	out := make([]compiledFilter, 0, len(rs))
 	for _, r := range rs {
 		f := compiledFilter{r: r}
 		var err error
 		switch r.Kind {
 		case plan.RestrictEQ, plan.RestrictIN:
-			var tuples [][][]byte
-			if tuples, err = e.clusteringTuples(r); err == nil {
+			var ts [][][]byte
+			if ts, err = tuples(r); err == nil {
 				if r.Kind == plan.RestrictEQ {
-					f.value = tuples[0]
+					f.value = ts[0]
 				} else {
-					f.values = tuples
+					f.values = ts
 				}
 			}
 		case plan.RestrictSlice:
 			if r.Start.Value != nil {
-				f.start, err = e.boundValues(r, r.Start)
+				f.start, err = bound(r, r.Start)
 			}
 			if err == nil && r.End.Value != nil {
-				f.end, err = e.boundValues(r, r.End)
+				f.end, err = bound(r, r.End)
 			}
 		case plan.RestrictMapEQ:
 			if f.mapKey, err = e.filterValue(r.MapKey, r); err == nil {
@@ -49,20 +64,7 @@ func (e *evaluator) compileFilters(rs []*plan.Restriction) ([]compiledFilter, er
 				f.value = [][]byte{v}
 			}
 		case plan.RestrictContains:
-			for _, t := range r.Contains {
-				var v []byte
-				if v, err = e.filterValue(t, r); err != nil {
-					break
-				}
-				f.contains = append(f.contains, v)
-			}
-			for _, t := range r.ContainsKey {
-				var v []byte
-				if v, err = e.filterValue(t, r); err != nil {
-					break
-				}
-				f.containsKey = append(f.containsKey, v)
-			}
+			err = e.compileContains(&f)
 		}
 		if err != nil {
 			return nil, err
@@ -70,6 +72,97 @@ func (e *evaluator) compileFilters(rs []*plan.Restriction) ([]compiledFilter, er
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+func (e *evaluator) compileContains(f *compiledFilter) error {
+	for _, t := range f.r.Contains {
+		v, err := e.filterValue(t, f.r)
+		if err != nil {
+			return err
+		}
+		f.contains = append(f.contains, v)
+	}
+	for _, t := range f.r.ContainsKey {
+		v, err := e.filterValue(t, f.r)
+		if err != nil {
+			return err
+		}
+		f.containsKey = append(f.containsKey, v)
+	}
+	return nil
+}
+
+// filterTuples evaluates an EQ or IN row filter into the value tuples it
+// allows. RowFilter refuses a null EQ value (SimpleExpression.validate);
+// Cassandra 5.0 drops the null elements of an IN list, which match no row.
+func (e *evaluator) filterTuples(r *plan.Restriction) ([][][]byte, error) {
+	if r.Kind == plan.RestrictEQ {
+		v, err := e.filterValue(r.Value, r)
+		if err != nil {
+			return nil, err
+		}
+		t, err := splitTuple(r.Multi, r.Columns, v)
+		return [][][]byte{t}, err
+	}
+	var out [][][]byte
+	for _, term := range r.Values {
+		v, unset, err := e.evalValid(term)
+		switch {
+		case err != nil:
+			return nil, err
+		case unset:
+			return nil, cqlerr.Invalidf("Invalid unset value for column %s", r.Columns[0].Name)
+		case term.Kind == plan.TermBindList && v == nil:
+			return nil, cqlerr.Invalidf("Invalid null value for IN restriction")
+		}
+		elems := [][]byte{v}
+		if term.Kind == plan.TermBindList {
+			if elems, err = types.DecodeCollection(v); err != nil {
+				return nil, err
+			}
+		}
+		for _, el := range elems {
+			if el == nil {
+				continue
+			}
+			t, err := splitTuple(r.Multi, r.Columns, el)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// filterBound evaluates a slice bound of a row filter.
+func (e *evaluator) filterBound(r *plan.Restriction, b plan.Bound) ([][]byte, error) {
+	v, err := e.filterValue(b.Value, r)
+	if err != nil {
+		return nil, err
+	}
+	return splitTuple(r.Multi, r.BoundColumns(b), v)
+}
+
+// splitTuple returns the values of a restriction's columns: the value
+// itself, or a multi-column relation's tuple components.
+func splitTuple(multi bool, cols []*catalog.Column, v []byte) ([][]byte, error) {
+	if !multi {
+		return [][]byte{v}, nil
+	}
+	parts, err := types.DecodeTuple(types.TupleOf(columnTypes(cols)...), v)
+	if err != nil {
+		return nil, err
+	}
+	if len(parts) != len(cols) {
+		return nil, cqlerr.Invalidf("Expected %d elements in value tuple, but got %d", len(cols), len(parts))
+	}
+	for i, p := range parts {
+		if p == nil {
+			return nil, cqlerr.Invalidf("Unsupported null value for column %s", cols[i].Name)
+		}
+	}
+	return parts, nil
 }
 
 func (e *evaluator) filterValue(t *plan.Term, r *plan.Restriction) ([]byte, error) {

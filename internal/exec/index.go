@@ -1,13 +1,10 @@
 package exec
 
 import (
-	"bytes"
 	"context"
 
 	"github.com/partita-db/partita/internal/backend"
 	"github.com/partita-db/partita/internal/catalog"
-	"github.com/partita-db/partita/internal/cqlerr"
-	"github.com/partita-db/partita/internal/plan"
 	"github.com/partita-db/partita/internal/token"
 	"github.com/partita-db/partita/internal/types"
 )
@@ -15,12 +12,16 @@ import (
 // A secondary index is stored as a hidden table (the index's StorageID):
 // one partition per indexed value, whose rows are the base rows holding it,
 // clustered by the base row's position: base token (order-preserving),
-// escaped base partition key, then the base clustering key (empty for a
-// static or partition-key entry). An entry's liveness carries the indexed
-// cell's timestamp and TTL, so it expires with the cell. Entries are
-// written blindly with the base write, in the same batch; an entry whose
-// base row no longer holds the value is stale: readers re-check every
-// candidate row and delete the stale entries they meet.
+// escaped base partition key, then the base clustering key. An index on a
+// static or partition key column has one entry per base partition, with an
+// empty clustering key (a partition entry): the value belongs to the whole
+// partition, static-only partitions included. A row entry's liveness
+// carries the indexed cell's timestamp and TTL, so it expires with the
+// cell; a partition-key entry never expires (the partition's rows may have
+// different TTLs), and a static entry carries the static cell's. Entries
+// are written blindly with the base write, in the same batch; an entry
+// whose base no longer holds the value is stale: readers re-check every
+// candidate and delete the stale entries they meet.
 
 // entryKey is the clustering key of an index entry.
 func entryKey(base backend.LogicalPartition, ck []byte) []byte {
@@ -144,18 +145,52 @@ func indexMutations(t *catalog.Table, muts []backend.Mutation) ([]backend.Mutati
 			if col == nil {
 				continue
 			}
-			if col.Kind == catalog.Static {
+			switch col.Kind {
+			case catalog.Static:
 				if m.Static != nil {
 					add(ix, m.Static, nil)
 				}
-				continue
-			}
-			for r := range m.Rows {
-				add(ix, &m.Rows[r], m.Rows[r].Clustering)
+			case catalog.PartitionKey:
+				if e, ok := partitionKeyEntry(t, ix, pk, m); ok {
+					out = append(out, e)
+				}
+			default:
+				for r := range m.Rows {
+					add(ix, &m.Rows[r], m.Rows[r].Clustering)
+				}
 			}
 		}
 	}
 	return out, nil
+}
+
+// partitionKeyEntry is the partition entry a mutation writes to an index on
+// a partition key column, if it writes live data: stamped with its newest
+// timestamp and no TTL.
+func partitionKeyEntry(t *catalog.Table, ix *catalog.Index, pk [][]byte, m *backend.Mutation) (backend.Mutation, bool) {
+	var value []byte
+	found, ts := false, backend.NoTimestamp
+	consider := func(row *backend.Row) {
+		vals, lives := indexValues(t, ix, pk, row)
+		for i := range vals {
+			found, value = true, vals[i]
+			ts = max(ts, lives[i].Timestamp)
+		}
+	}
+	if m.Static != nil {
+		consider(m.Static)
+	}
+	for r := range m.Rows {
+		consider(&m.Rows[r])
+	}
+	if !found {
+		return backend.Mutation{}, false
+	}
+	entry := backend.NewRow(entryKey(m.Partition.LogicalPartition, nil))
+	entry.Liveness = backend.Liveness{Timestamp: ts, ExpiresAt: backend.NoDeletionTime}
+	mut := backend.NewMutation(indexPartition(ix, value))
+	mut.Rows = append(mut.Rows, entry)
+	return mut, true
 }
 
 // BuildIndex writes the entries of a new index for every row of its table.
@@ -193,147 +228,4 @@ func (x *Executor) BuildIndex(ctx context.Context, t *catalog.Table, ix *catalog
 		return err
 	}
 	return x.apply(ctx, batch)
-}
-
-// indexLookupValue is the value the index is searched for.
-func (r *selectRun) indexLookupValue() ([]byte, error) {
-	rs := r.p.IndexValue
-	var t *plan.Term
-	switch {
-	case rs.Kind == plan.RestrictEQ:
-		t = rs.Value
-	case len(rs.Contains) > 0:
-		t = rs.Contains[0]
-	default:
-		t = rs.ContainsKey[0]
-	}
-	v, unset, err := r.ev.evalValid(t)
-	if err != nil {
-		return nil, err
-	}
-	if unset || v == nil {
-		return nil, cqlerr.Invalidf("Unsupported null value for column %s", rs.Columns[0].Name)
-	}
-	return v, nil
-}
-
-// runIndex answers a query from a secondary index.
-func (r *selectRun) runIndex(ctx context.Context, state *pagingState) error {
-	value, err := r.indexLookupValue()
-	if err != nil {
-		return err
-	}
-	t := r.p.Table
-	slice := backend.FullSlice
-	if state != nil {
-		resume := backend.LogicalPartition{Table: t.StorageID, Token: token.Of(state.partition), Key: state.partition}
-		slice = backend.Slice{Start: partitionEntryPrefix(resume)}
-	}
-	it, err := r.x.store.Read(ctx, backend.ReadCommand{Partition: indexPartition(r.p.Index, value),
-		Slices: []backend.Slice{slice}, Now: r.now})
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	var stale []backend.Mutation
-	var lastBase []byte
-	for !r.done && it.Next() {
-		entry := it.Row()
-		base, ck, err := decodeEntryKey(t.StorageID, entry.Clustering)
-		if err != nil {
-			return err
-		}
-		if lastBase != nil && bytes.Equal(lastBase, base.Key) && len(ck) == 0 {
-			continue
-		}
-		matched, err := r.indexCandidate(ctx, base, ck, state)
-		if err != nil {
-			return err
-		}
-		if !matched {
-			del := backend.NewRow(append([]byte(nil), entry.Clustering...))
-			del.Deletion = backend.DeletionTime{MarkedForDeleteAt: entry.Liveness.Timestamp, LocalDeletionTime: r.now}
-			m := backend.NewMutation(indexPartition(r.p.Index, value))
-			m.Rows = append(m.Rows, del)
-			stale = append(stale, m)
-		}
-		lastBase = append(lastBase[:0], base.Key...)
-	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	if len(stale) > 0 {
-		if err := r.x.apply(ctx, stale); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// indexCandidate reads the base row(s) an entry points at and emits those
-// matching every restriction; it reports whether the indexed value still
-// holds (false: the entry is stale).
-func (r *selectRun) indexCandidate(ctx context.Context, base backend.LogicalPartition, ck []byte, state *pagingState) (bool, error) {
-	t := r.p.Table
-	comps, err := token.SplitKey(base.Key, len(t.PartitionKey))
-	if err != nil {
-		return false, err
-	}
-	slices := []backend.Slice{backend.PrefixSlice(ck)}
-	if len(ck) == 0 {
-		slices = []backend.Slice{backend.FullSlice}
-	}
-	r.resumeClust, r.partRemaining = nil, r.perPartLim
-	if state != nil && bytes.Equal(base.Key, state.partition) {
-		if state.clustering == nil {
-			return true, nil
-		}
-		r.resumeClust, r.partRemaining = state.clustering, state.remainingInPartition
-		slices = resumeSlices(slices, state.clustering, false)
-	}
-	it, err := r.x.store.Read(ctx, backend.ReadCommand{Partition: base.Physical(backend.HomeShard),
-		Slices: slices, Static: true, Now: r.now})
-	if err != nil {
-		return false, err
-	}
-	defer it.Close()
-	r.beginPartition(comps, base.Key)
-	found := len(slices) == 0
-	indexFilter, err := r.ev.compileFilters([]*plan.Restriction{r.p.IndexValue})
-	if err != nil {
-		return false, err
-	}
-	rows := 0
-	for !r.done && it.Next() {
-		row := it.Row()
-		if row.Clustering == nil {
-			r.static = copyRow(row)
-			continue
-		}
-		rows++
-		cks, err := decodeClustering(t, row.Clustering, nil)
-		if err != nil {
-			return false, err
-		}
-		v := r.view(row, cks)
-		if !indexFilter[0].matches(v) {
-			continue
-		}
-		found = true
-		if allMatch(r.filters, v) {
-			if err := r.emit(v); err != nil {
-				return false, err
-			}
-		}
-	}
-	if rows == 0 && r.static != nil && !r.done && indexFilter[0].matches(r.view(nil, nil)) {
-		found = true
-		if err := r.endPartition(); err != nil {
-			return false, err
-		}
-	}
-	if err := it.Err(); err != nil {
-		return false, err
-	}
-	return found || r.done, r.checkTombstones(it.Stats())
 }

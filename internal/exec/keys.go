@@ -202,13 +202,14 @@ func (e *evaluator) boundValues(r *plan.Restriction, b plan.Bound) ([][]byte, er
 	if !r.Multi {
 		return [][]byte{v}, nil
 	}
-	parts, err := types.DecodeTuple(types.TupleOf(columnTypes(r.Columns)...), v)
+	cols := r.BoundColumns(b)
+	parts, err := types.DecodeTuple(types.TupleOf(columnTypes(cols)...), v)
 	if err != nil {
 		return nil, err
 	}
 	for i, p := range parts {
 		if p == nil {
-			return nil, cqlerr.Invalidf("Invalid null value in condition for column %s", r.Columns[i].Name)
+			return nil, cqlerr.Invalidf("Invalid null value in condition for column %s", cols[i].Name)
 		}
 	}
 	return parts, nil
@@ -302,4 +303,34 @@ func normalizeSlices(in []backend.Slice) []backend.Slice {
 		out = append(out, x)
 	}
 	return out
+}
+
+// inTokenRange reports whether tok lies between two token bounds (nil:
+// unbounded).
+func inTokenRange(tok token.Token, start, end *backend.TokenBound) bool {
+	if start != nil && (tok < start.Token || tok == start.Token && !start.Inclusive) {
+		return false
+	}
+	return end == nil || tok < end.Token || tok == end.Token && end.Inclusive
+}
+
+// sliceSet holds a query's clustering slices (sorted, disjoint) for reads
+// that cannot seek to them: a range scan reads every row of a partition in
+// order and keeps those inside.
+type sliceSet []backend.Slice
+
+// contains reports whether the clustering key k is inside a slice.
+func (s sliceSet) contains(k []byte) bool {
+	i := sort.Search(len(s), func(i int) bool { return s[i].End == nil || bytes.Compare(k, s[i].End) < 0 })
+	return i < len(s) && s[i].Contains(k)
+}
+
+// past reports whether the clustering key k lies after every slice, so no
+// later row of its partition (in clustering order) is inside one.
+func (s sliceSet) past(k []byte) bool {
+	if len(s) == 0 {
+		return true
+	}
+	last := s[len(s)-1]
+	return last.End != nil && bytes.Compare(k, last.End) >= 0
 }

@@ -46,6 +46,12 @@ type selectRun struct {
 	partRemaining int64
 	resumeClust   []byte // resuming this partition after this clustering key
 
+	// partRead counts the rows read in the current partition, its static
+	// row included; partitionDone marks a DISTINCT partition its filters
+	// rejected.
+	partRead      int64
+	partitionDone bool
+
 	agg        *aggregation
 	tombstones int64
 	liveRows   int64
@@ -78,14 +84,23 @@ func (x *Executor) Select(ctx context.Context, p *plan.Select, req *Request) (*R
 		return nil, err
 	}
 	r.pageSize = req.PageSize
-	if len(p.PostOrder) > 0 && r.pageSize > 0 && !(r.remaining >= 0 && r.remaining <= int64(r.pageSize)) {
+	if p.Table.Virtual {
+		// System tables are generated whole and runVirtual keeps no
+		// position to resume from: a page size would cut them short.
+		r.pageSize = 0
+	}
+	// Post-ordering drops the row limit from the read (getDataLimits), so
+	// any client page size takes the pager, which refuses it whatever the
+	// LIMIT, and aggregation queries are paged internally anyway
+	// (SelectStatement.execute).
+	if len(p.PostOrder) > 0 && r.pageSize > 0 {
 		return nil, cqlerr.Invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
 	}
 	if p.Selection.Aggregate || p.GroupBy || len(p.PostOrder) > 0 {
 		if !p.GroupBy {
 			r.pageSize = 0 // these read everything and return it in one page
 		}
-		r.agg = newAggregation(p)
+		r.agg = newAggregation(r)
 	}
 	var state *pagingState
 	if len(req.PagingState) > 0 && r.pageSize > 0 {
@@ -183,15 +198,13 @@ func (r *selectRun) checkTombstones(stats backend.ReadStats) error {
 
 // runKeys reads the partitions named by the partition key restriction.
 func (r *selectRun) runKeys(ctx context.Context, state *pagingState) error {
-	keys, err := r.ev.partitionKeys(r.p.Table, r.p.PartitionKey)
+	keys, err := r.keys()
 	if err != nil {
 		return err
 	}
-	slices := []backend.Slice{backend.FullSlice}
-	if len(r.p.Clustering) > 0 {
-		if slices, err = r.ev.clusteringSlices(r.p.Table, r.p.Clustering); err != nil {
-			return err
-		}
+	slices, err := r.slices()
+	if err != nil {
+		return err
 	}
 	start := 0
 	if state != nil {
@@ -220,6 +233,35 @@ func (r *selectRun) runKeys(ctx context.Context, state *pagingState) error {
 		}
 	}
 	return nil
+}
+
+// keys are the partitions a query names, in the order it reads them, less
+// those outside its token() range (a token range beside a complete key
+// narrows the named partitions: Cassandra's TokenFilter).
+func (r *selectRun) keys() ([]partitionKey, error) {
+	keys, err := r.ev.partitionKeys(r.p.Table, r.p.PartitionKey)
+	if err != nil || r.p.Token == nil {
+		return keys, err
+	}
+	var cmd backend.ScanCommand
+	if err := r.tokenBounds(&cmd); err != nil {
+		return nil, err
+	}
+	kept := keys[:0]
+	for _, k := range keys {
+		if inTokenRange(k.logical.Token, cmd.Start, cmd.End) {
+			kept = append(kept, k)
+		}
+	}
+	return kept, nil
+}
+
+// slices are the clustering slices a query reads in each partition.
+func (r *selectRun) slices() ([]backend.Slice, error) {
+	if len(r.p.Clustering) == 0 {
+		return []backend.Slice{backend.FullSlice}, nil
+	}
+	return r.ev.clusteringSlices(r.p.Table, r.p.Clustering)
 }
 
 // resumeSlices keeps what lies strictly after the last clustering key
@@ -275,6 +317,18 @@ func (r *selectRun) runRange(ctx context.Context, state *pagingState) error {
 		cmd.Start = &backend.TokenBound{Token: tok, Key: state.partition, Inclusive: state.clustering != nil}
 		cmd.After = state.clustering
 	}
+	// A scan reads whole partitions: the clustering slices, which a
+	// partition read would seek to, are kept here, and a partition is left
+	// once its rows are past them.
+	sliced := len(r.p.Clustering) > 0
+	var inside sliceSet
+	if sliced {
+		slices, err := r.slices()
+		if err != nil {
+			return err
+		}
+		inside = slices
+	}
 	it, err := r.x.store.Scan(ctx, cmd)
 	if err != nil {
 		return err
@@ -303,7 +357,15 @@ func (r *selectRun) runRange(ctx context.Context, state *pagingState) error {
 			}
 			r.beginPartition(comps, part.Key)
 		}
-		if err := r.onRow(it.Row()); err != nil {
+		row := it.Row()
+		if sliced && row.Clustering != nil && !inside.contains(row.Clustering) {
+			r.scanned++
+			if inside.past(row.Clustering) {
+				it.SkipPartition()
+			}
+			continue
+		}
+		if err := r.onRow(row); err != nil {
 			return err
 		}
 		if r.partitionFull() {
@@ -371,23 +433,43 @@ func (r *selectRun) beginPartition(components [][]byte, key []byte) {
 	r.pk = components
 	r.pkKey = append(r.pkKey[:0], key...)
 	r.static = nil
-	r.partEmitted = 0
+	r.partEmitted, r.partRead, r.partitionDone = 0, 0, false
 }
 
+// partitionFull reports that no further row of the current partition can
+// be returned: PER PARTITION LIMIT is reached, or a DISTINCT query has
+// returned or rejected the partition.
 func (r *selectRun) partitionFull() bool {
+	if r.partitionDone {
+		return true
+	}
+	if r.p.GroupBy {
+		// PER PARTITION LIMIT counts groups: the last one runs to its end.
+		return r.p.Distinct && r.partEmitted > 0 || r.agg.group.partitionFull(r.pkKey)
+	}
 	return r.p.Distinct && r.partEmitted > 0 || r.partRemaining == 0
 }
 
 // onRow handles one row from storage (the static row comes first).
 func (r *selectRun) onRow(row *backend.Row) error {
 	if row.Clustering == nil {
+		r.partRead++
 		st := *row
 		st.Cells = append([]backend.Cell(nil), row.Cells...)
 		r.static = &st
 		return nil
 	}
+	r.partRead++
 	if r.p.Distinct {
-		return r.emit(r.view(nil, nil))
+		// One row per partition, from its key and static row: DISTINCT
+		// restricts only those, and they are the same for every row.
+		v := r.view(nil, nil)
+		r.scanned++
+		if !allMatch(r.filters, v) {
+			r.partitionDone = true
+			return nil
+		}
+		return r.emit(v)
 	}
 	ck, err := decodeClustering(r.p.Table, row.Clustering, nil)
 	if err != nil {
@@ -411,35 +493,31 @@ func (r *selectRun) view(row *backend.Row, ck [][]byte) *rowView {
 	return v
 }
 
-// endPartition emits a static-only row for a partition that has static
-// content but no selected rows, when the query asks for whole partitions.
+// endPartition emits the static-only row of a partition that has a static
+// row and no clustering row, when the query selects whole partitions
+// (plan.Select.StaticOnlyPartitions), whatever columns it selects: Cassandra
+// fetches the static columns for that (ColumnFilter.allRegularColumnsBuilder
+// with returnStaticContentOnPartitionWithNoRows; observed on 5.0.6 with
+// SELECT v, v a regular column).
 func (r *selectRun) endPartition() error {
-	if r.partEmitted > 0 || r.static == nil || r.resumeClust != nil || r.done {
+	if r.partEmitted > 0 || r.static == nil || r.resumeClust != nil || r.done || r.partitionDone {
 		return nil
 	}
-	if len(r.p.Clustering) > 0 || !r.selectsStatics() {
+	if !r.p.StaticOnlyPartitions || r.partRead > 1 {
 		return nil
 	}
 	v := r.view(nil, nil)
-	for i := range r.filters {
-		if !r.filters[i].matches(v) {
-			return nil
-		}
+	if !allMatch(r.filters, v) {
+		return nil
 	}
 	return r.emit(v)
 }
 
-func (r *selectRun) selectsStatics() bool {
-	for _, c := range r.p.Selection.Columns {
-		if c.Kind == catalog.Static {
-			return true
-		}
-	}
-	return r.p.Selection.Wildcard || r.p.Distinct
-}
-
 // emit adds a row to the page, or to the aggregation.
 func (r *selectRun) emit(v *rowView) error {
+	if r.p.GroupBy {
+		return r.agg.addGrouped(r, v) // counts groups, not rows
+	}
 	if r.partRemaining == 0 {
 		return nil // PER PARTITION LIMIT reached
 	}
@@ -567,7 +645,7 @@ func (e *evaluator) keyFilters(p *plan.Select) ([]compiledFilter, error) {
 		rs = append(rs, &plan.Restriction{Kind: plan.RestrictIN, Columns: []*catalog.Column{c}, Values: vals})
 	}
 	rs = append(rs, p.Clustering...)
-	return e.compileFilters(rs)
+	return e.compileKeyFilters(rs)
 }
 
 // sortRows orders rows by the post-ordering columns (IN + ORDER BY).
@@ -579,9 +657,25 @@ func sortRows(p *plan.Select, rows [][][]byte, keys [][][]byte) {
 	sort.SliceStable(idx, func(a, b int) bool {
 		ka, kb := keys[idx[a]], keys[idx[b]]
 		for i, c := range p.PostOrder {
-			cmp := types.Compare(c.Type, ka[c.Position], kb[c.Position])
-			if p.PostOrderDesc[i] {
-				cmp = -cmp
+			var cmp int
+			hasA, hasB := c.Position < len(ka), c.Position < len(kb)
+			switch {
+			case !hasA || !hasB:
+				// A static-only row has no clustering values: Cassandra's
+				// comparator puts null first, then reverses it all for a
+				// reversed query (SelectStatement.ColumnComparator).
+				if hasA {
+					cmp = 1
+				} else if hasB {
+					cmp = -1
+				}
+				if p.Reversed {
+					cmp = -cmp
+				}
+			case p.PostOrderDesc[i]:
+				cmp = -types.Compare(c.Type, ka[c.Position], kb[c.Position])
+			default:
+				cmp = types.Compare(c.Type, ka[c.Position], kb[c.Position])
 			}
 			if cmp != 0 {
 				return cmp < 0

@@ -55,11 +55,12 @@ func (b *binder) singleColumnRestriction(t *catalog.Table, rel *ast.SingleColumn
 		r.Kind = RestrictEQ
 		r.Value, err = b.prepareTerm(rel.Value, recv)
 	case ast.OpIn:
-		if !c.IsPrimaryKey() {
-			return nil, cqlerr.Invalidf("IN predicates on non-primary-key columns (%s) is not yet supported", c.Name)
-		}
+		// Cassandra 5.0 filters on IN over any column (4.1 refused it on
+		// non-primary-key columns); an index looks up an IN only once it is
+		// an EQ (one value).
 		r.Kind = RestrictIN
 		r.Values, err = b.prepareInValues(rel.Value, recv)
+		inOfOne(r)
 	case ast.OpLt, ast.OpLte, ast.OpGt, ast.OpGte:
 		r.Kind = RestrictSlice
 		var v *Term
@@ -98,16 +99,26 @@ func (b *binder) singleColumnRestriction(t *catalog.Table, rel *ast.SingleColumn
 	return r, nil
 }
 
+// inOfOne turns an IN list of one value into the EQ it is
+// (SingleColumnRelation and MultiColumnRelation newINRestriction); IN ?
+// stays an IN, whatever the list bound to it.
+func inOfOne(r *Restriction) {
+	if r.Kind == RestrictIN && len(r.Values) == 1 && r.Values[0].Kind != TermBindList {
+		r.Kind, r.Value, r.Values = RestrictEQ, r.Values[0], nil
+	}
+}
+
 func setSliceBound(r *Restriction, op ast.Operator, v *Term) {
+	n := len(r.Columns)
 	switch op {
 	case ast.OpGt:
-		r.Start = Bound{Value: v}
+		r.Start = Bound{Value: v, Size: n}
 	case ast.OpGte:
-		r.Start = Bound{Value: v, Inclusive: true}
+		r.Start = Bound{Value: v, Inclusive: true, Size: n}
 	case ast.OpLt:
-		r.End = Bound{Value: v}
+		r.End = Bound{Value: v, Size: n}
 	case ast.OpLte:
-		r.End = Bound{Value: v, Inclusive: true}
+		r.End = Bound{Value: v, Inclusive: true, Size: n}
 	}
 }
 
@@ -187,6 +198,7 @@ func (b *binder) multiColumnRestriction(t *catalog.Table, rel *ast.MultiColumnRe
 			}
 			r.Values = append(r.Values, v)
 		}
+		inOfOne(r)
 	case ast.OpLt, ast.OpLte, ast.OpGt, ast.OpGte:
 		r.Kind = RestrictSlice
 		var v *Term

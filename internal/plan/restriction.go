@@ -24,6 +24,18 @@ const (
 type Bound struct {
 	Value     *Term // nil: unbounded; a tuple term for multi-column slices
 	Inclusive bool
+	// Size is the number of the restriction's leading columns the bound
+	// covers: the two bounds of a merged multi-column slice may differ, as
+	// in (b, c) > (1, 2) AND (b) < (3).
+	Size int
+}
+
+// BoundColumns are the columns a bound of r covers.
+func (r *Restriction) BoundColumns(b Bound) []*catalog.Column {
+	if b.Size > 0 && b.Size < len(r.Columns) {
+		return r.Columns[:b.Size]
+	}
+	return r.Columns
 }
 
 // Restriction is one analysed WHERE restriction on one column, or on

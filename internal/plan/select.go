@@ -36,17 +36,28 @@ type Select struct {
 	PostOrder     []*catalog.Column
 	PostOrderDesc []bool
 	// GroupByClustering is the number of clustering columns in GROUP BY;
-	// GroupBy reports whether there is a GROUP BY at all.
+	// GroupBy reports whether there is a GROUP BY at all. GroupByFunc, when
+	// set, is the monotonic function (floor(ts, 1h)) of the last of those
+	// columns whose value groups rows instead of the column's own value.
 	GroupBy           bool
 	GroupByClustering int
+	GroupByFunc       *Selector
 
 	Limit             *Term
 	PerPartitionLimit *Term
 	AllowFiltering    bool
 
-	// Index, when set, answers the query from a secondary index: the
-	// candidate rows are the entries for IndexValue; every restriction is
-	// then checked as a filter (Filters).
+	// StaticOnlyPartitions: a partition holding a static row and no
+	// clustering row gives one row, the static row with nulls elsewhere.
+	StaticOnlyPartitions bool
+
+	// Index, when set, answers the query from a secondary index
+	// (Cassandra's rule: the index serves one expression, the others are
+	// row filters). The candidates are the index entries for IndexValue,
+	// one expression that every candidate row is re-checked against (an
+	// entry whose row no longer matches is stale); PartitionKey, Token and
+	// Clustering narrow the candidates, and Filters apply as they do
+	// without an index.
 	Index      *catalog.Index
 	IndexValue *Restriction
 }
@@ -92,35 +103,26 @@ func (p *planner) planSelect(stmt *ast.Select) (*Select, error) {
 	if err := w.processNonPrimaryKey(); err != nil {
 		return nil, err
 	}
+	if err := w.validateIndexSelection(); err != nil {
+		return nil, err
+	}
 	s := &Select{Table: t, Selection: sel, Distinct: stmt.Distinct, Json: stmt.Json,
-		AllowFiltering: stmt.AllowFiltering, IsKeyRange: w.isKeyRange, Token: w.token}
+		AllowFiltering: stmt.AllowFiltering, IsKeyRange: w.isKeyRange, Token: w.token,
+		StaticOnlyPartitions: w.returnsStaticOnlyPartitions()}
 	if err := p.planSelectParts(s, stmt, w); err != nil {
 		return nil, err
 	}
-	if err := w.checkRangeFiltering(); err != nil {
+	if err := w.checkNeedsFiltering(); err != nil {
 		return nil, err
 	}
-	if w.usesIndex {
-		planIndexQuery(s, w)
+	if err := checkRowFilters(s.Filters); err != nil {
+		return nil, err
+	}
+	if ie, ok := w.chooseIndex(); ok {
+		s.Index, s.IndexValue = ie.index, ie.expr
 	}
 	s.Vars = b.vars
 	return s, nil
-}
-
-// planIndexQuery turns a select into an index query: candidates come from
-// the index entries, and every restriction is re-checked on each row (that
-// also drops stale entries).
-func planIndexQuery(s *Select, w *where) {
-	s.Index, s.IndexValue = w.indexDef, w.index
-	s.Filters = nil
-	for _, c := range s.Table.PartitionKey {
-		if r := w.pk[c.Name]; r != nil {
-			s.Filters = append(s.Filters, r)
-		}
-	}
-	s.Filters = append(s.Filters, w.clustering...)
-	s.Filters = append(s.Filters, w.nonPK...)
-	s.PartitionKey, s.Clustering, s.IsKeyRange = nil, nil, true
 }
 
 func (p *planner) planSelectParts(s *Select, stmt *ast.Select, w *where) error {
@@ -134,18 +136,19 @@ func (p *planner) planSelectParts(s *Select, stmt *ast.Select, w *where) error {
 				s.PartitionKey = append(s.PartitionKey, r.Values)
 			}
 		}
-	} else {
+	} else if w.pkNeedsFiltering {
 		for _, c := range t.PartitionKey {
 			if r := w.pk[c.Name]; r != nil {
 				s.Filters = append(s.Filters, r)
 			}
 		}
 	}
+	// Clustering restrictions past the prefix that slices select are row
+	// filters (ClusteringColumnRestrictions.addToRowFilter); the analysis
+	// has refused them unless filtering or an index allows them.
 	prefix, rest := w.slicePrefix()
 	s.Clustering = prefix
-	if w.clusteringFiltered {
-		s.Filters = append(s.Filters, rest...)
-	}
+	s.Filters = append(s.Filters, rest...)
 	s.Filters = append(s.Filters, w.nonPK...)
 	if stmt.Distinct {
 		if stmt.PerPartitionLimit != nil {
@@ -191,7 +194,9 @@ func validateDistinct(s *Select, w *where) error {
 			return cqlerr.Invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", c.Name)
 		}
 	}
-	if len(w.clustering) > 0 {
+	if !w.returnsStaticOnlyPartitions() {
+		// Clustering or regular column restrictions select rows, not
+		// partitions.
 		return cqlerr.Invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
 	}
 	if !w.isKeyRange {
@@ -225,7 +230,10 @@ func (w *where) restrictedByEQ(c *catalog.Column) bool {
 	return false
 }
 
-// planGroupBy is SelectStatement.getAggregationSpecFactory.
+// planGroupBy is SelectStatement.getAggregationSpecFactory: GROUP BY names a
+// primary key prefix in declared order (columns restricted by EQ may be
+// skipped), its last element may be a monotonic function of a clustering
+// column.
 func (p *planner) planGroupBy(s *Select, stmt *ast.Select, w *where) error {
 	if len(stmt.GroupBy) == 0 {
 		return nil
@@ -234,17 +242,30 @@ func (p *planner) planGroupBy(s *Select, stmt *ast.Select, w *where) error {
 	pk := append(append([]*catalog.Column(nil), t.PartitionKey...), t.Clustering...)
 	next := 0
 	clusteringPrefix := 0
+	var groupFunc *Selector
 	for _, g := range stmt.GroupBy {
-		ref, ok := g.(*ast.ColumnRef)
-		if !ok {
+		var c *catalog.Column
+		switch g := g.(type) {
+		case *ast.FunctionCall:
+			var err error
+			if groupFunc, c, err = p.planGroupByFunction(t, g); err != nil {
+				return err
+			}
+		case *ast.CountRows:
+			return cqlerr.Invalidf("Aggregate functions are not supported within the GROUP BY clause, got: system.count")
+		case *ast.ColumnRef:
+			var err error
+			if c, err = column(t, g.Name); err != nil {
+				return err
+			}
+			if !c.IsPrimaryKey() {
+				return cqlerr.Invalidf("Group by is currently only supported on the columns of the PRIMARY KEY, got %s", c.Name)
+			}
+			if groupFunc != nil {
+				return cqlerr.Invalidf("Functions are only supported on the last element of the GROUP BY clause")
+			}
+		default:
 			return cqlerr.Invalidf("Group by is currently only supported on the columns of the PRIMARY KEY, got %s", g)
-		}
-		c, err := column(t, ref.Name)
-		if err != nil {
-			return err
-		}
-		if !c.IsPrimaryKey() {
-			return cqlerr.Invalidf("Group by is currently only supported on the columns of the PRIMARY KEY, got %s", c.Name)
 		}
 		for {
 			if next >= len(pk) {
@@ -269,7 +290,7 @@ func (p *planner) planGroupBy(s *Select, stmt *ast.Select, w *where) error {
 	if clusteringPrefix > 0 && stmt.Distinct {
 		return cqlerr.Invalidf("Grouping on clustering columns is not allowed for SELECT DISTINCT queries")
 	}
-	s.GroupBy, s.GroupByClustering = true, clusteringPrefix
+	s.GroupBy, s.GroupByClustering, s.GroupByFunc = true, clusteringPrefix, groupFunc
 	return nil
 }
 
@@ -289,7 +310,8 @@ func (p *planner) planOrderBy(s *Select, stmt *ast.Select, w *where) error {
 		orders = append(orders, ordering{c, o.Desc})
 	}
 	if w.usesIndex {
-		return cqlerr.Invalidf("ORDER BY with 2ndary indexes is not supported.")
+		// Cassandra 5.0's text (4.1 ends after "supported.").
+		return cqlerr.Invalidf("ORDER BY with 2ndary indexes is not supported, except for ANN queries.")
 	}
 	if w.isKeyRange {
 		return cqlerr.Invalidf("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")
@@ -324,20 +346,14 @@ func (p *planner) planOrderBy(s *Select, stmt *ast.Select, w *where) error {
 		}
 	}
 	s.Reversed = *isReversed
-	if inOnPartitionKey(s) {
+	// An IN on the partition key, even of one value, reads the partitions
+	// in key order: the rows are sorted after reading
+	// (SelectStatement.needsPostQueryOrdering, keyIsInRelation).
+	if w.pkHasIN() {
 		for _, o := range orders {
 			s.PostOrder = append(s.PostOrder, o.col)
 			s.PostOrderDesc = append(s.PostOrderDesc, o.desc)
 		}
 	}
 	return nil
-}
-
-func inOnPartitionKey(s *Select) bool {
-	for _, vals := range s.PartitionKey {
-		if len(vals) != 1 || vals[0].Kind == TermBindList {
-			return true
-		}
-	}
-	return false
 }

@@ -44,13 +44,23 @@ type where struct {
 	clustering []*Restriction // sorted by first column position
 	nonPK      []*Restriction
 
-	isKeyRange         bool
-	pkNeedsFiltering   bool
-	clusteringFiltered bool
-	// index is the restriction a secondary index answers (SELECT only).
-	index     *Restriction
-	indexDef  *catalog.Index
+	// isKeyRange: the query reads a range of partitions (no partition key,
+	// or one that needs filtering, or a token() range over a partial key).
+	isKeyRange bool
+	// pkNeedsFiltering: the partition key restrictions are row filters
+	// (PartitionKeyRestrictions.needFiltering).
+	pkNeedsFiltering bool
+	// clusteringNeedsFilter: some clustering restriction is not part of the
+	// prefix that slices select (ClusteringColumnRestrictions.needFiltering).
+	clusteringNeedsFilter bool
+	// hasQueriableIndex: some restriction has a supporting index;
+	// hasClusteringIndex: some clustering restriction has one.
+	hasQueriableIndex, hasClusteringIndex bool
+	// usesIndex is StatementRestrictions.usesSecondaryIndexing.
 	usesIndex bool
+	// rowFilter are the restrictions Cassandra puts in the RowFilter
+	// (filterRestrictions): the ones an index or filtering must answer.
+	rowFilter []*Restriction
 }
 
 func (b *binder) analyseWhere(t *catalog.Table, rels []ast.Relation, stmt statementType, allowFiltering bool) (*where, error) {
@@ -65,51 +75,9 @@ func (b *binder) analyseWhere(t *catalog.Table, rels []ast.Relation, stmt statem
 		}
 	}
 	if stmt == stmtSelect {
-		w.findIndex()
+		w.findSupportingIndexes()
 	}
 	return w, nil
-}
-
-// findIndex picks the restriction a secondary index can answer: EQ on an
-// indexed column, CONTAINS on a values() index, CONTAINS KEY on keys().
-func (w *where) findIndex() {
-	consider := func(r *Restriction) bool {
-		if r.Multi || r.OnToken || len(r.Columns) != 1 {
-			return false
-		}
-		for _, ix := range w.table.Indexes {
-			if ix.Column != r.first().Name {
-				continue
-			}
-			ok := false
-			switch r.Kind {
-			case RestrictEQ:
-				ok = ix.Target == "" || ix.Target == "full"
-			case RestrictContains:
-				ok = (ix.Target == "values" && len(r.Contains) > 0) || (ix.Target == "keys" && len(r.ContainsKey) > 0)
-			}
-			if ok {
-				w.index, w.indexDef = r, ix
-				return true
-			}
-		}
-		return false
-	}
-	for _, r := range w.nonPK {
-		if consider(r) {
-			return
-		}
-	}
-	for _, r := range w.clustering {
-		if consider(r) {
-			return
-		}
-	}
-	for _, c := range w.table.PartitionKey {
-		if r := w.pk[c.Name]; r != nil && consider(r) {
-			return
-		}
-	}
 }
 
 // add files a restriction into its set, merging it with what restricts the
@@ -149,7 +117,15 @@ func (w *where) add(r *Restriction) error {
 
 // addClustering is ClusteringColumnRestrictions.mergeWith.
 func (w *where) addClustering(r *Restriction) error {
-	if len(w.clustering) > 0 && !w.allowFiltering {
+	var overlapping []int
+	for i, old := range w.clustering {
+		if sharesColumn(old, r) {
+			overlapping = append(overlapping, i)
+		}
+	}
+	// A restriction on a column restricted already merges with it (and
+	// merging reports the conflicts); only a new column is placed.
+	if len(w.clustering) > 0 && !w.allowFiltering && len(overlapping) == 0 {
 		last := w.clustering[len(w.clustering)-1]
 		lastStart, newStart := last.first(), r.first()
 		if last.isSlice() && newStart.Position > lastStart.Position {
@@ -159,12 +135,6 @@ func (w *where) addClustering(r *Restriction) error {
 		if newStart.Position < lastStart.Position && r.isSlice() {
 			return cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)",
 				w.table.Clustering[newStart.Position+1].Name, newStart.Name)
-		}
-	}
-	var overlapping []int
-	for i, old := range w.clustering {
-		if sharesColumn(old, r) {
-			overlapping = append(overlapping, i)
 		}
 	}
 	if len(overlapping) == 0 {
@@ -231,9 +201,6 @@ func commonColumns(a, b *Restriction) string {
 // (SingleColumnRestriction / MultiColumnRestriction / TokenRestriction
 // mergeWith).
 func mergeRestrictions(old, r *Restriction) (*Restriction, error) {
-	if old.Multi != r.Multi && !old.OnToken {
-		return nil, cqlerr.Invalidf("Mixing single column relations and multi column relations on clustering columns is not allowed")
-	}
 	name := old.columnNames()
 	if old.Multi {
 		name = commonColumns(old, r)
@@ -263,8 +230,14 @@ func mergeRestrictions(old, r *Restriction) (*Restriction, error) {
 	if !r.isSlice() {
 		return nil, cqlerr.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", name)
 	}
-	if old.Multi && old.first() != r.first() {
+	if (old.Multi || r.Multi) && old.first() != r.first() {
 		return nil, cqlerr.Invalidf("Column \"%s\" cannot be restricted by two inequalities not starting with the same column", r.first().Name)
+	}
+	if old.Multi != r.Multi {
+		// Cassandra 5.0 merges a single-column slice with a multi-column
+		// slice starting at that column (4.1 refused the mix): the column
+		// is a one-element tuple, (b) > (1) AND (b, c) < (2, 3).
+		old, r = asMultiColumn(old), asMultiColumn(r)
 	}
 	merged := *old
 	if r.Start.Value != nil {
@@ -284,6 +257,25 @@ func mergeRestrictions(old, r *Restriction) (*Restriction, error) {
 	}
 	merged.Text = old.Text + " AND " + r.Text
 	return &merged, nil
+}
+
+// asMultiColumn returns a single-column slice as the multi-column slice on
+// that one column.
+func asMultiColumn(r *Restriction) *Restriction {
+	if r.Multi {
+		return r
+	}
+	out := *r
+	out.Multi = true
+	tuple := func(b Bound) Bound {
+		if b.Value != nil {
+			b.Value = &Term{Kind: TermTuple, Type: tupleType(r.Columns), Args: []*Term{b.Value}, Text: "(" + b.Value.String() + ")"}
+			b.Size = 1
+		}
+		return b
+	}
+	out.Start, out.End = tuple(r.Start), tuple(r.End)
+	return &out
 }
 
 // unrestrictedPK lists the partition key columns without a restriction.
@@ -320,20 +312,31 @@ func (w *where) processPartitionKey() error {
 		}
 		return nil
 	}
-	if w.token != nil {
+	// PartitionKeyRestrictions.needFiltering: a partial key, or a slice or
+	// CONTAINS on a key column. A token() range beside a complete EQ/IN key
+	// only narrows the named partitions (its isOnToken is false), so that
+	// query reads partitions by key and needs no filtering.
+	w.pkNeedsFiltering = len(w.pk) > 0 && (len(w.unrestrictedPK()) > 0 || w.pkHasSliceOrContains())
+	if w.token != nil && (len(w.pk) == 0 || w.pkNeedsFiltering) {
 		w.isKeyRange = true
 	}
-	if len(w.pk) == 0 {
+	if len(w.pk) == 0 && w.token == nil {
 		w.isKeyRange = true
-		return nil
+		w.usesIndex = w.hasQueriableIndex
 	}
-	if len(w.unrestrictedPK()) > 0 || w.pkHasSliceOrContains() || w.token != nil {
-		if !w.allowFiltering && w.index == nil {
+	if w.pkNeedsFiltering {
+		if !w.allowFiltering && !w.hasQueriableIndex {
 			return cqlerr.Invalidf(RequiresAllowFiltering)
 		}
 		w.isKeyRange = true
-		w.pkNeedsFiltering = true
-		w.usesIndex = w.index != nil
+		w.usesIndex = w.hasQueriableIndex
+	}
+	if w.usesIndex || w.pkNeedsFiltering {
+		for _, c := range w.table.PartitionKey {
+			if r := w.pk[c.Name]; r != nil {
+				w.rowFilter = append(w.rowFilter, r)
+			}
+		}
 	}
 	return nil
 }
@@ -342,16 +345,8 @@ func (w *where) processPartitionKey() error {
 // restrictions must cover a prefix of the clustering columns, with nothing
 // after a slice.
 func (w *where) clusteringNeedsFiltering() bool {
-	position := 0
-	for _, r := range w.clustering {
-		if r.Kind == RestrictContains || r.first().Position != position {
-			return true
-		}
-		if !r.isSlice() {
-			position = r.last().Position + 1
-		}
-	}
-	return false
+	_, rest := w.slicePrefix()
+	return len(rest) > 0
 }
 
 // processClustering is StatementRestrictions.processClusteringColumnsRestrictions.
@@ -378,18 +373,36 @@ func (w *where) processClustering(staticOnly bool) error {
 		return nil
 	}
 	for _, r := range w.clustering {
-		if r.Kind == RestrictContains && !w.allowFiltering {
+		if r.Kind == RestrictContains && !w.allowFiltering && !w.hasQueriableIndex {
 			return cqlerr.Invalidf("Clustering columns can only be restricted with CONTAINS with a secondary index or filtering")
 		}
 	}
-	if len(w.clustering) == 0 || !w.clusteringNeedsFiltering() {
+	w.clusteringNeedsFilter = len(w.clustering) > 0 && w.clusteringNeedsFiltering()
+	if w.clusteringNeedsFilter {
+		switch {
+		case w.hasQueriableIndex && w.stmt == stmtSelect:
+			w.usesIndex = true
+		case !w.allowFiltering || w.stmt != stmtSelect:
+			if err := w.checkClusteringPrefix(); err != nil {
+				return err
+			}
+		}
+	}
+	if w.stmt != stmtSelect {
 		return nil
 	}
-	if (w.allowFiltering || w.index != nil) && w.stmt == stmtSelect {
-		w.clusteringFiltered = true
-		w.usesIndex = w.usesIndex || w.index != nil
-		return nil
+	// Covers indexes on the first clustering column (among others).
+	if w.isKeyRange && w.hasClusteringIndex {
+		w.usesIndex = true
 	}
+	if w.usesIndex || w.clusteringNeedsFilter {
+		w.rowFilter = append(w.rowFilter, w.clustering...)
+	}
+	return nil
+}
+
+// checkClusteringPrefix rejects restrictions that skip a clustering column.
+func (w *where) checkClusteringPrefix() error {
 	var restricted []*catalog.Column
 	for _, r := range w.clustering {
 		restricted = append(restricted, r.Columns...)
@@ -430,42 +443,12 @@ func (w *where) processNonPrimaryKey() error {
 		}
 		return cqlerr.Invalidf("Non PRIMARY KEY columns found in where clause: %s ", strings.Join(names, ", "))
 	}
-	if w.index != nil {
+	if w.hasQueriableIndex {
 		w.usesIndex = true
-		return nil
-	}
-	if !w.allowFiltering {
+	} else if !w.allowFiltering {
 		return cqlerr.Invalidf(RequiresAllowFiltering)
 	}
-	return nil
-}
-
-// needsFilteringOnRange is the check Cassandra makes last
-// (SelectStatement.checkNeedsFiltering): a range query that restricts
-// clustering columns or filters must say ALLOW FILTERING.
-func (w *where) checkRangeFiltering() error {
-	if w.allowFiltering || !(w.isKeyRange || w.usesIndex) {
-		return nil
-	}
-	if w.index != nil && (w.usesIndex || w.isKeyRange) {
-		w.usesIndex = true
-		// StatementRestrictions.needFiltering: one restriction is answered by
-		// the index; any other filtering restriction needs ALLOW FILTERING.
-		n := len(w.nonPK)
-		if w.pkNeedsFiltering {
-			n += len(w.pk)
-		}
-		if w.clusteringFiltered || w.isKeyRange {
-			n += len(w.clustering)
-		}
-		if n > 1 || (n == 0 && len(w.clustering) > 0) {
-			return cqlerr.Invalidf(RequiresAllowFiltering)
-		}
-		return nil
-	}
-	if len(w.clustering) > 0 || len(w.nonPK) > 0 || w.pkNeedsFiltering {
-		return cqlerr.Invalidf(RequiresAllowFiltering)
-	}
+	w.rowFilter = append(w.rowFilter, w.nonPK...)
 	return nil
 }
 
