@@ -13,29 +13,23 @@ import (
 // coalesced first, so a batch behaves like one mutation per partition, as in
 // Cassandra. Partition and range deletions also remove the rows they shadow
 // physically (DeleteRange), so that reading past them costs one seek; rows
-// that carry newer data than the deletion are rewritten with only that data.
+// that carry newer data than the deletion are rewritten with only that data,
+// in chunks committed after the batch (deletion_rewrite.go, invariant 14).
 func (s *Store) Apply(ctx context.Context, b *backend.WriteBatch) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	muts := coalesce(b.Mutations)
 	folds := s.planFolds(muts)
-	switch {
-	case len(b.DropTables) > 0:
-		s.dropMu.Lock()
-		defer s.dropMu.Unlock()
-	case anyRewrite(muts) || folds != nil:
-		s.dropMu.RLock()
-		defer s.dropMu.RUnlock()
-	}
-	unlock := s.locks.lock(muts, folds)
+	unlock := s.lockForApply(muts, folds, len(b.DropTables) > 0)
 	defer unlock()
 	batch := s.db.NewBatch()
 	defer batch.Close()
 	var bounds []headerBound
+	var rewrites []shadowedRange
 	large := false
 	for i := range muts {
-		b, many, err := s.writeMutation(batch, &muts[i], folds != nil && folds[i])
+		b, many, err := s.writeMutation(batch, &muts[i], folds != nil && folds[i], &rewrites)
 		if err != nil {
 			return err
 		}
@@ -70,6 +64,10 @@ func (s *Store) Apply(ctx context.Context, b *backend.WriteBatch) error {
 	// Only a committed header may let later writes skip theirs.
 	for _, b := range bounds {
 		s.headers.record(b)
+	}
+	// Only once the deletions are recorded (invariant 14).
+	if err := s.rewriteShadowed(rewrites); err != nil {
+		return err
 	}
 	if large {
 		s.flushAfterDeletion()
@@ -163,19 +161,23 @@ func coalesce(muts []backend.Mutation) []backend.Mutation {
 }
 
 // writeMutation adds m to batch; it returns the header bound to record once
-// the batch commits, and whether m deletes many stored rows. With fold set
-// (and the stripe held exclusively) its rows are folded (invariant 13).
-func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation, fold bool) (headerBound, bool, error) {
+// the batch commits, and whether m deletes many stored rows, and appends to
+// rewrites the ranges its deletions cover that must be rewritten once the
+// batch commits. With fold set (and the stripe held exclusively) its rows
+// are folded (invariant 13).
+func (s *Store) writeMutation(batch *pebble.Batch, m *backend.Mutation, fold bool, rewrites *[]shadowedRange) (headerBound, bool, error) {
 	p := m.Partition
 	prefix := appendPhysical(nil, p)
 	h := newHeader()
 	h.deletion = m.PartitionDeletion
 	var large bool
 	if needsRewrite(m) {
-		var err error
-		if large, err = s.removeShadowed(batch, m, prefix); err != nil {
+		ranges, many, err := s.removeShadowed(batch, m, prefix)
+		if err != nil {
 			return headerBound{}, false, err
 		}
+		*rewrites = append(*rewrites, ranges...)
+		large = many
 	}
 	if !m.PartitionDeletion.IsLive() {
 		h.maxTimestamp = m.PartitionDeletion.MarkedForDeleteAt
@@ -233,99 +235,6 @@ func (s *Store) writeRow(batch *pebble.Batch, key []byte, r *backend.Row, encode
 		return s.writeFolded(batch, key, r, encoded)
 	}
 	return batch.Merge(key, encoded, nil)
-}
-
-// removeShadowed deletes, inside batch, the stored rows that m's partition
-// and range deletions shadow, and reports whether they were many. It runs
-// under the partition's exclusive lock.
-func (s *Store) removeShadowed(batch *pebble.Batch, m *backend.Mutation, prefix []byte) (bool, error) {
-	stored, err := s.readHeader(prefix)
-	if err != nil {
-		return false, err
-	}
-	if stored.maxTimestamp == backend.NoTimestamp {
-		return false, nil // nothing was ever written here
-	}
-	large := false
-	if !m.PartitionDeletion.IsLive() {
-		lo := append(append([]byte(nil), prefix...), kindStatic)
-		hi := append(append([]byte(nil), prefix...), kindEnd)
-		if err := s.deleteRangeKeeping(batch, lo, hi, m.PartitionDeletion, stored.maxTimestamp); err != nil {
-			return false, err
-		}
-		large = s.holdsMany(lo, hi)
-	}
-	for _, rt := range m.RangeTombstones {
-		if !m.PartitionDeletion.IsLive() && m.PartitionDeletion.MarkedForDeleteAt >= rt.Deletion.MarkedForDeleteAt {
-			continue // the partition deletion already removed more
-		}
-		lo := rowKey(prefix, rt.Slice.Start)
-		hi := append(append([]byte(nil), prefix...), kindEnd)
-		if rt.Slice.End != nil {
-			hi = rowKey(prefix, rt.Slice.End)
-		}
-		if err := s.deleteRangeKeeping(batch, lo, hi, rt.Deletion, stored.maxTimestamp); err != nil {
-			return false, err
-		}
-		large = large || s.holdsMany(lo, hi)
-	}
-	return large, nil
-}
-
-// deleteRangeKeeping removes [lo, hi) and writes back what in it is newer
-// than d. When nothing stored is newer (the common case: the deletion uses
-// the current time) it reads nothing.
-func (s *Store) deleteRangeKeeping(batch *pebble.Batch, lo, hi []byte, d backend.DeletionTime, newest int64) error {
-	if newest <= d.MarkedForDeleteAt {
-		return batch.DeleteRange(lo, hi, nil)
-	}
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
-	if err != nil {
-		return err
-	}
-	type survivor struct{ key, value []byte }
-	var keep []survivor
-	var row backend.Row
-	for ok := it.First(); ok; ok = it.Next() {
-		v, err := it.ValueAndErr()
-		if err != nil {
-			it.Close()
-			return err
-		}
-		key := it.Key()
-		if dk, err := decodeDataKey(key); err == nil && dk.kind == kindRangeTS {
-			// A range tombstone older than d is covered by it; a newer one stays.
-			rtDel, err := decodeDeletion(v)
-			if err != nil {
-				it.Close()
-				return err
-			}
-			if rtDel.MarkedForDeleteAt > d.MarkedForDeleteAt {
-				keep = append(keep, survivor{append([]byte(nil), key...), append([]byte(nil), v...)})
-			}
-			continue
-		}
-		if err := decodeRow(v, &row, false); err != nil {
-			it.Close()
-			return err
-		}
-		row.Purge(d)
-		if row.MaxTimestamp() > d.MarkedForDeleteAt {
-			keep = append(keep, survivor{append([]byte(nil), key...), encodeRow(nil, &row)})
-		}
-	}
-	if err := it.Close(); err != nil {
-		return err
-	}
-	if err := batch.DeleteRange(lo, hi, nil); err != nil {
-		return err
-	}
-	for _, sv := range keep {
-		if err := batch.Set(sv.key, sv.value, nil); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func (s *Store) readHeader(prefix []byte) (header, error) {

@@ -30,12 +30,20 @@ import (
 //	gc now=S grace=G [unknown=(T,...)] [maxparts=N]   CollectGarbage and its stats
 //	raw [table=T]                         every stored key with its merged value
 //	flush | compact                       Pebble flush / full compaction
+//
+// Every file runs twice: with the default chunks of a deletion's rewrite,
+// and with chunks that keep one key each. Both must print the same
+// (invariant 14).
 func TestDataDriven(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		h := &ddHarness{grace: DefaultGCGraceSeconds, unknown: map[backend.TableID]bool{}}
-		h.store = openMem(t, Options{GCGrace: h.gcGrace})
-		datadriven.RunTest(t, path, h.run)
-	})
+	for _, chunkKeys := range []int{0, 1} {
+		t.Run(fmt.Sprint("chunkkeys", chunkKeys), func(t *testing.T) {
+			datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+				h := &ddHarness{grace: DefaultGCGraceSeconds, unknown: map[backend.TableID]bool{}}
+				h.store = openMem(t, Options{GCGrace: h.gcGrace, deletionChunkKeys: chunkKeys})
+				datadriven.RunTest(t, path, h.run)
+			})
+		})
+	}
 }
 
 type ddHarness struct {

@@ -18,11 +18,11 @@
 //     partition or range deletion newer than the bound removes the rows it
 //     covers with one DeleteRange and reads nothing; otherwise the covered
 //     rows are read and whatever in them is newer than the deletion is
-//     written back, so data written "in the future" survives. A deletion
-//     that removes many stored keys also starts a memtable flush: Pebble
-//     steps over covered keys that share the memtable with the DeleteRange,
-//     and the flush drops them, so reading past the deletion soon costs one
-//     seek again.
+//     written back, so data written "in the future" survives (in chunks,
+//     invariant 14). A deletion that removes many stored keys also starts
+//     a memtable flush: Pebble steps over covered keys that share the
+//     memtable with the DeleteRange, and the flush drops them, so reading
+//     past the deletion soon costs one seek again.
 //  4. Deletions are also kept as records (header deletion, range tombstone
 //     keys) and applied on every read, so a later write carrying an older
 //     timestamp stays shadowed.
@@ -32,9 +32,11 @@
 //  6. A deletion that rewrites a partition holds that partition's stripe
 //     exclusively, plain writes hold it shared, so no write can slip between
 //     the read and the DeleteRange. Every read-then-rewrite (such a deletion,
-//     garbage collection) also holds dropMu shared and a table drop
-//     (DropTables) holds it exclusively, so rows read before a drop are never
-//     written back after it. dropMu is taken before any stripe.
+//     a folding write, a Move, garbage collection) also holds dropMu shared
+//     and a table drop (DropTables, the collector's purge of a dropped
+//     table) holds it exclusively, so rows read before a drop are never
+//     written back after it. dropMu is taken before any stripe (lock order
+//     L2, L3 below).
 //
 // Garbage collection (CollectGarbage; Cassandra's purge during compaction,
 // with gcBefore = now - gc_grace_seconds):
@@ -87,4 +89,56 @@
 //     however often the row was updated since the last flush (a memtable
 //     keeps every operand of a key). Only a mutation writing one row and no
 //     deletion range folds, so its batch holds no other operand of the key.
+//
+// Deletions under newer data:
+//
+//  14. The rewrite of invariant 3 holds at most one chunk in memory (about
+//     deletionChunkBytes of the keys and values it keeps), however large
+//     the range. Apply first commits the request's batch, which records the
+//     deletion (header or range tombstone key), as invariant 5 says; then,
+//     still under the exclusive stripe, each chunk is one atomic batch: a
+//     DeleteRange over exactly the keys the chunk read, then Sets of what in
+//     them is newer than the deletion; the next chunk starts at the first
+//     key not read. Every state in between reads the same: reads apply the
+//     recorded deletion (invariant 4), so a key before the chunk boundary
+//     (rewritten: only what the deletion does not shadow) and a key after
+//     it (as stored) give the same result. A crash between chunks, or a
+//     failure that ends Apply with an error, leaves such a state; garbage
+//     collection removes the shadowed data that remains (invariant 8).
+//     Chunks commit without Sync: losing one changes no read, and the WAL
+//     is replayed as a prefix. Keys dropped cost no memory and do not end
+//     a chunk, so a range with nothing newer to keep is removed by one
+//     DeleteRange, as reads past it need (invariant 3).
+//
+// Lock order. A goroutine holding one of these locks takes only locks listed
+// after it, so no two paths wait for each other. The split layer's locks
+// (internal/split doc.go) all come before these: storage never calls up.
+//
+//   - L1 gc.mu: one CollectGarbage at a time, held for the whole call (the
+//     GCGrace function runs under it, before any lock below).
+//   - L2 dropMu: exclusively by a table drop (Apply with DropTables; the
+//     collector's purge of a table GCGrace no longer knows, taken with only
+//     gc.mu held), shared by every read-then-rewrite (invariant 6). A
+//     goroutine takes it at most once: a second RLock while a drop waits
+//     queues behind the drop, which waits for the first.
+//   - L3 the partition stripes, in increasing stripe order, each at most once
+//     per goroutine: Apply takes a batch's stripes sorted and deduplicated
+//     (partitions hashed to one stripe share it; one mutation that rewrites
+//     or folds makes it exclusive); a Move or the collection of a partition
+//     takes its logical partition's one stripe, for every shard. Apply takes
+//     L2 and L3 through Store.lockForApply, a Move and the collector through
+//     Store.lockRewrite; nothing else takes a stripe.
+//   - L4 leaves, under which nothing is taken: headerBounds.mu,
+//     partitionLocks.once.
+//   - L5 Pebble. Commits, reads, snapshots and AsyncFlush run with any of the
+//     above held, Compact (which waits for its compaction) with gc.mu only.
+//     A commit may wait for other commits in Pebble's pipeline (publication
+//     in sequence order, the group fsync) and, in a write stall, for a
+//     flush or compaction; none of these waits for a lock of ours, because
+//     nothing Pebble runs in the background or calls back (the merge
+//     operator, EventListener.FlushEnd, the logger) takes one. A callback
+//     that did would deadlock against every commit made under that lock.
+//
+// Beyond those calls into Pebble, no code of this package waits on a
+// channel, a condition or another goroutine while it holds a lock.
 package storage

@@ -199,7 +199,7 @@ func gcBefore(now, grace int64) int64 {
 }
 
 // dropTable removes the data of a table that no longer exists. It holds
-// dropMu like a DROP TABLE does.
+// dropMu like a DROP TABLE does, with only gc.mu held (lock order, doc.go).
 func (w *gcWalk) dropTable(t backend.TableID) error {
 	lo, hi := tableRange(t)
 	size, err := w.s.db.EstimateDiskUsage(lo, hi)
@@ -253,12 +253,10 @@ func (w *gcWalk) compact(ctx context.Context) error {
 
 // partition purges one physical partition under its exclusive stripe lock,
 // so that no blind write lands between the read and the rewrite that would
-// hide it.
+// hide it, and dropMu shared, so that no table drop does (invariant 6).
 func (w *gcWalk) partition(ctx context.Context, p backend.PhysicalPartition, prefix []byte, before int64) error {
 	s := w.s
-	s.dropMu.RLock()
-	defer s.dropMu.RUnlock()
-	unlock := s.locks.lockExclusive(p.LogicalPartition)
+	unlock := s.lockRewrite(p.LogicalPartition)
 	defer unlock()
 	it, err := s.db.NewIter(&pebble.IterOptions{
 		LowerBound: rowKeyKind(prefix, kindHeader, nil),

@@ -19,16 +19,14 @@ func (s *Store) Move(ctx context.Context, cmd backend.MoveCommand) (backend.Move
 	if err := ctx.Err(); err != nil {
 		return st, err
 	}
-	unlock := s.locks.lockExclusive(cmd.Partition)
+	// A move reads then writes, like a rewriting deletion: neither a write
+	// to the partition nor a table drop may run between the two.
+	unlock := s.lockRewrite(cmd.Partition)
 	defer unlock()
 	batch := s.db.NewBatch()
 	defer batch.Close()
 	deletion := backend.LiveDeletion
 	var maxTS int64 = backend.NoTimestamp
-	// Like a rewriting deletion, a move reads then writes: a table drop must
-	// not run between the two (see dropMu).
-	s.dropMu.RLock()
-	defer s.dropMu.RUnlock()
 	for _, from := range cmd.From {
 		src := cmd.Partition.Physical(from)
 		prefix := appendPhysical(nil, src)

@@ -44,6 +44,13 @@ type Options struct {
 	memTableSize uint64
 	// foldAfter replaces foldAfter (tests fold often to exercise it).
 	foldAfter int
+	// deletionChunkKeys, when positive, also ends a chunk of a deletion's
+	// rewrite once it keeps this many keys (tests cut a rewrite into many
+	// chunks).
+	deletionChunkKeys int
+	// afterDeletionChunk, when set, runs after each chunk of a deletion's
+	// rewrite commits (crash tests crash there).
+	afterDeletionChunk func()
 	// merger replaces the merge operator (tests count its operands); it
 	// must reconcile as merger does.
 	merger *pebble.Merger
@@ -58,15 +65,19 @@ type Store struct {
 	headers headerBounds
 	locks   partitionLocks
 	hot     *hotKeys
-	// dropMu orders table drops against every read-then-rewrite (deletions
-	// that take the slow path, garbage collection): a drop holds it
+	// dropMu orders table drops against every read-then-rewrite (rewriting
+	// deletions, folding writes, moves, garbage collection): a drop holds it
 	// exclusively, a rewrite shared, so a rewrite never writes back rows
-	// read before the drop (invariant 6). Taken before any stripe.
+	// read before the drop (invariant 6). Taken before any stripe (lock
+	// order, doc.go), through lockForApply and lockRewrite.
 	dropMu sync.RWMutex
 	gc     gcState
 	closed atomic.Bool
 	// deleteFlush is set while a flush requested after a deletion runs.
 	deleteFlush atomic.Bool
+	// deletionChunkKeys and afterDeletionChunk are Options'.
+	deletionChunkKeys  int
+	afterDeletionChunk func()
 }
 
 var _ backend.Backend = (*Store)(nil)
@@ -115,7 +126,8 @@ func Open(opts Options) (*Store, error) {
 	} else {
 		popts.Logger = quietLogger{}
 	}
-	st := &Store{cache: cache, hot: newHotKeys(opts.foldAfter)}
+	st := &Store{cache: cache, hot: newHotKeys(opts.foldAfter),
+		deletionChunkKeys: opts.deletionChunkKeys, afterDeletionChunk: opts.afterDeletionChunk}
 	popts.EventListener = &pebble.EventListener{FlushEnd: func(pebble.FlushInfo) { st.flushed() }}
 	db, err := pebble.Open(opts.Dir, popts)
 	if err != nil {
@@ -251,6 +263,43 @@ func (l *partitionLocks) lockExclusive(p backend.LogicalPartition) func() {
 	mu := &l.stripes[l.stripe(p)]
 	mu.Lock()
 	return mu.Unlock
+}
+
+// lockForApply takes what Apply holds, in the lock order (doc.go): dropMu
+// first — exclusively for a batch that drops tables, shared for one that
+// rewrites or folds a partition (invariant 6) — then the stripes of muts.
+// It returns the release.
+func (s *Store) lockForApply(muts []backend.Mutation, folds []bool, drops bool) func() {
+	var unlockDrop func()
+	switch {
+	case drops:
+		s.dropMu.Lock()
+		unlockDrop = s.dropMu.Unlock
+	case anyRewrite(muts) || folds != nil:
+		s.dropMu.RLock()
+		unlockDrop = s.dropMu.RUnlock
+	}
+	unlockStripes := s.locks.lock(muts, folds)
+	return func() {
+		unlockStripes()
+		if unlockDrop != nil {
+			unlockDrop()
+		}
+	}
+}
+
+// lockRewrite takes what a read-then-rewrite of one partition (a move, a
+// garbage collection pass) holds, in the lock order (doc.go): dropMu
+// shared, so that no table drop runs between the read and the write, then
+// the partition's stripe exclusively, so that no write does. It returns the
+// release.
+func (s *Store) lockRewrite(p backend.LogicalPartition) func() {
+	s.dropMu.RLock()
+	unlockStripe := s.locks.lockExclusive(p)
+	return func() {
+		unlockStripe()
+		s.dropMu.RUnlock()
+	}
 }
 
 // quietLogger drops Pebble's informational lines and keeps its errors.
