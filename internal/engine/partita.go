@@ -82,15 +82,11 @@ func describeMap(t *catalog.Table, m split.Map) []string {
 }
 
 func (ps partitaSource) Splits() []systables.SplitInfo {
-	stats := map[string]split.PartitionStats{}
-	for _, st := range ps.e.split.Stats() {
-		stats[string(st.Partition.Key)+fmt.Sprint(st.Partition.Table)] = st
-	}
 	var out []systables.SplitInfo
 	for _, s := range ps.e.split.States() {
 		ks, table, key, t := ps.e.describePartition(s.Partition)
 		info := systables.SplitInfo{Keyspace: ks, Table: table, PartitionKey: key, Epoch: int64(s.Epoch), State: "active", Rows: -1, Bytes: -1}
-		if st, ok := stats[string(s.Partition.Key)+fmt.Sprint(s.Partition.Table)]; ok && !st.MeasuredAt.IsZero() {
+		if st, ok := ps.e.split.StatsOf(s.Partition); ok && !st.MeasuredAt.IsZero() {
 			info.Rows, info.Bytes = st.Rows, st.Bytes
 		}
 		m := s.Current
@@ -141,10 +137,7 @@ func (ps partitaSource) SplitHistory() []systables.SplitEvent {
 
 func (ps partitaSource) LargePartitions() []systables.LargePartition {
 	var out []systables.LargePartition
-	for i, st := range ps.e.split.Stats() {
-		if i >= 1000 {
-			break
-		}
+	for _, st := range ps.e.split.TopStats(1000) {
 		ks, table, key, _ := ps.e.describePartition(st.Partition)
 		lp := systables.LargePartition{Keyspace: ks, Table: table, PartitionKey: key,
 			Size: st.Bytes, Rows: st.Rows, RowsWritten: st.RowsWritten, BytesWritten: st.BytesWritten,

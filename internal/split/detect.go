@@ -20,8 +20,15 @@ func (l *Layer) logf(format string, args ...any) {
 	}
 }
 
-// Stats returns the tracked partitions, the largest first.
+// Stats returns every tracked partition, the largest first (it copies the
+// whole table: TopStats and StatsOf are cheaper).
 func (l *Layer) Stats() []PartitionStats { return l.stats.snapshot() }
+
+// TopStats returns the n largest tracked partitions, the largest first.
+func (l *Layer) TopStats(n int) []PartitionStats { return l.stats.top(n) }
+
+// StatsOf returns the statistics of one logical partition, if tracked.
+func (l *Layer) StatsOf(p backend.LogicalPartition) (PartitionStats, bool) { return l.stats.get(p) }
 
 // measurement is an exact measure of one physical partition.
 type measurement struct {
@@ -72,12 +79,8 @@ func (l *Layer) measure(ctx context.Context, p backend.LogicalPartition, sh back
 // migrations it started.
 func (l *Layer) Evaluate(ctx context.Context, now time.Time) ([]*State, error) {
 	var started []*State
-	for _, st := range l.stats.snapshot() {
-		pol := l.policy(st.Partition.Table)
-		if !pol.Enabled || (pol.MaxRows <= 0 && pol.MaxBytes <= 0) {
-			continue
-		}
-		s, err := l.evaluateOne(ctx, st, pol, now)
+	for _, st := range l.candidates() {
+		s, err := l.evaluateOne(ctx, st, l.policy(st.Partition.Table), now)
 		if err != nil {
 			l.logf("split: evaluating partition %x: %v", st.Partition.Key, err)
 			continue
@@ -87,6 +90,38 @@ func (l *Layer) Evaluate(ctx context.Context, now time.Time) ([]*State, error) {
 		}
 	}
 	return started, nil
+}
+
+// candidates copies the tracked partitions evaluateOne may act on, the
+// largest first (the first to start when MaxConcurrent bounds the
+// migrations): under an enabled policy, every split partition (it may merge
+// back) and the unsplit ones whose writes could have brought them to a
+// limit (evaluateOne's first gate). The rest, nearly all of a large table,
+// are neither copied nor looked up in the registry.
+func (l *Layer) candidates() []PartitionStats {
+	split := map[string]bool{}
+	for _, s := range l.reg.all() {
+		split[string(appendStatsKey(nil, s.Partition))] = true
+	}
+	policies := map[backend.TableID]Policy{}
+	var table backend.TableID
+	var pol Policy
+	return l.stats.collect(func(key string, e *PartitionStats) bool {
+		if e.Partition.Table != table || len(policies) == 0 {
+			// Most entries are usually of one table: the map is looked up
+			// only when an entry's table differs from the one before.
+			var ok bool
+			if pol, ok = policies[e.Partition.Table]; !ok {
+				pol = l.policy(e.Partition.Table)
+				policies[e.Partition.Table] = pol
+			}
+			table = e.Partition.Table
+		}
+		if !pol.Enabled || (pol.MaxRows <= 0 && pol.MaxBytes <= 0) {
+			return false
+		}
+		return mayExceed(e, pol) || len(split) > 0 && split[key]
+	})
 }
 
 func (l *Layer) activeMigrations() int {
@@ -107,7 +142,7 @@ func (l *Layer) evaluateOne(ctx context.Context, st PartitionStats, pol Policy, 
 	// Cheap gates: only partitions that may be near a threshold are
 	// measured, and again only when they changed enough or a decision waits
 	// on them (measuring reads the whole partition).
-	if cur == nil && !mayExceed(st, pol) || !dueForMeasure(st, pol, now) {
+	if cur == nil && !mayExceed(&st, pol) || !dueForMeasure(&st, pol, now) {
 		return nil, nil
 	}
 	shards := []backend.Shard{backend.HomeShard}
@@ -161,7 +196,7 @@ func (l *Layer) evaluateOne(ctx context.Context, st PartitionStats, pol Policy, 
 // dueForMeasure: a partition measured before is measured again once 5% of
 // a threshold has been written since, or, if it changed or a split or merge
 // waits for its window, half a window after the last measure.
-func dueForMeasure(st PartitionStats, pol Policy, now time.Time) bool {
+func dueForMeasure(st *PartitionStats, pol Policy, now time.Time) bool {
 	if st.MeasuredAt.IsZero() {
 		return true
 	}
@@ -174,7 +209,7 @@ func dueForMeasure(st PartitionStats, pol Policy, now time.Time) bool {
 }
 
 // mayExceed: the writes seen could have made the partition reach a limit.
-func mayExceed(st PartitionStats, pol Policy) bool {
+func mayExceed(st *PartitionStats, pol Policy) bool {
 	return (pol.MaxRows > 0 && st.RowsWritten+st.Rows >= pol.MaxRows) ||
 		(pol.MaxBytes > 0 && st.BytesWritten+st.Bytes >= pol.MaxBytes)
 }
@@ -193,30 +228,28 @@ func over(m measurement, pol Policy) float64 {
 
 // updateMeasure records a measurement and the hysteresis clocks.
 func (l *Layer) updateMeasure(p backend.LogicalPartition, now time.Time, rows, bytes int64, worst measurement) PartitionStats {
-	l.stats.mu.Lock()
-	defer l.stats.mu.Unlock()
-	e := l.stats.entry(p)
-	e.MeasuredAt, e.Rows, e.Bytes = now, rows, bytes
-	e.MaxChildRows, e.MaxChildBytes = worst.rows, worst.bytes
 	pol := l.policy(p.Table)
-	if over(worst, pol) >= 1 {
-		if e.candidateSince.IsZero() {
-			e.candidateSince = now
+	return l.stats.update(p, func(e *PartitionStats) {
+		e.MeasuredAt, e.Rows, e.Bytes = now, rows, bytes
+		e.MaxChildRows, e.MaxChildBytes = worst.rows, worst.bytes
+		if over(worst, pol) >= 1 {
+			if e.candidateSince.IsZero() {
+				e.candidateSince = now
+			}
+		} else {
+			e.candidateSince = time.Time{}
 		}
-	} else {
-		e.candidateSince = time.Time{}
-	}
-	small := (pol.MaxRows <= 0 || float64(rows) < pol.MergeFraction*float64(pol.MaxRows)) &&
-		(pol.MaxBytes <= 0 || float64(bytes) < pol.MergeFraction*float64(pol.MaxBytes))
-	if small {
-		if e.mergeSince.IsZero() {
-			e.mergeSince = now
+		small := (pol.MaxRows <= 0 || float64(rows) < pol.MergeFraction*float64(pol.MaxRows)) &&
+			(pol.MaxBytes <= 0 || float64(bytes) < pol.MergeFraction*float64(pol.MaxBytes))
+		if small {
+			if e.mergeSince.IsZero() {
+				e.mergeSince = now
+			}
+		} else {
+			e.mergeSince = time.Time{}
 		}
-	} else {
-		e.mergeSince = time.Time{}
-	}
-	e.RowsWritten, e.BytesWritten = 0, 0
-	return *e
+		e.RowsWritten, e.BytesWritten = 0, 0
+	})
 }
 
 // ChildSize is the exact size of one physical partition of a logical one.

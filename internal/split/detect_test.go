@@ -153,3 +153,49 @@ func TestMeasuresSurviveRestart(t *testing.T) {
 		t.Fatalf("one write after the restart did not make the detector measure: %+v", stats[0])
 	}
 }
+
+// TestDetectorMergesBackAShrunkPartition: a split partition that shrank
+// below the merge fraction is evaluated though its writes could not bring
+// it to a limit (the detector's candidates include every split partition),
+// and merges back once the window has passed.
+func TestDetectorMergesBackAShrunkPartition(t *testing.T) {
+	st, err := storage.Open(storage.Options{Dir: t.TempDir(), NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	l, err := New(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := Policy{Enabled: true, MaxRows: 100, MergeFraction: 0.25, MaxConcurrent: 1, Window: time.Hour, Strategy: "range"}
+	l.SetPolicy(func(backend.TableID) Policy { return pol })
+	p := testPartition("p")
+	apply := func(m backend.Mutation) {
+		if err := l.Apply(ctx, &backend.WriteBatch{Mutations: []backend.Mutation{m}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := 0; k < 200; k++ {
+		apply(op{kind: 0, key: k, value: 1, ts: 1}.mutation(p))
+	}
+	if _, err := l.Force(ctx, p, "range", pol); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Finish(ctx, l.State(p), 50); err != nil {
+		t.Fatal(err)
+	}
+	apply(op{kind: 2, key: 10, upTo: 200, ts: 2}.mutation(p)) // 10 rows left
+	now := time.Now()
+	if started, err := l.Evaluate(ctx, now); err != nil || len(started) != 0 {
+		t.Fatalf("first evaluation started %v (%v)", started, err)
+	}
+	if s, ok := l.StatsOf(p); !ok || s.Rows != 10 || mayExceed(&s, pol) {
+		t.Fatalf("after the first evaluation: tracked %v, %+v", ok, s)
+	}
+	started, err := l.Evaluate(ctx, now.Add(2*pol.Window))
+	if err != nil || len(started) != 1 || started[0].Migration == nil || started[0].Migration.Purpose != "merge" {
+		t.Fatalf("evaluation after the window started %+v (%v), want the merge back", started, err)
+	}
+}

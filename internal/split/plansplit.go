@@ -190,17 +190,13 @@ func normalise(m Map) Map {
 // appendOnly reports whether nearly every write since the partition was
 // tracked landed past one end of its keys.
 func (l *Layer) appendOnly(p backend.LogicalPartition) bool {
-	l.stats.mu.Lock()
-	defer l.stats.mu.Unlock()
-	e := l.stats.entry(p)
+	e, _ := l.stats.get(p) // untracked: no writes seen
 	total := e.ascending + e.descending + e.interior
 	return total >= 10 && float64(max(e.ascending, e.descending)) >= 0.9*float64(total)
 }
 
 func (l *Layer) appendDirection(p backend.LogicalPartition) bool {
-	l.stats.mu.Lock()
-	defer l.stats.mu.Unlock()
-	e := l.stats.entry(p)
+	e, _ := l.stats.get(p)
 	return e.ascending >= e.descending
 }
 

@@ -4,16 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"sort"
-	"sync"
 	"time"
 
 	"github.com/partita-db/partita/internal/backend"
 )
 
 // PartitionStats are what the layer observes of one logical partition
-// since the server started (approximate: overwrites count as new rows) and
-// what it last measured exactly.
+// since the server started, or since the partition came back into the
+// bounded table (statsTable) after it was evicted (approximate: overwrites
+// count as new rows), and what it last measured exactly.
 type PartitionStats struct {
 	Partition    backend.LogicalPartition
 	RowsWritten  int64
@@ -36,12 +35,14 @@ type PartitionStats struct {
 	ascending      int64 // writes above every key seen
 	descending     int64 // writes below every key seen
 	interior       int64
-	minKey, maxKey []byte
+	minKey, maxKey []byte // the clustering keys seen, once keysSeen
+	keysSeen       bool
 	// children caches the last exact measure of each physical partition
 	// of a split partition, for the placement of epoch; a child written
 	// since is dirty and measured again.
 	children map[backend.Shard]*childMeasure
 	epoch    uint64
+	place    statsPlace
 }
 
 type childMeasure struct {
@@ -49,47 +50,14 @@ type childMeasure struct {
 	dirty       bool
 }
 
-// statsTable tracks partitions with a bounded number of entries: when full,
-// the least recently written entry with the fewest writes goes.
-type statsTable struct {
-	mu      sync.Mutex
-	entries map[string]*PartitionStats
-	limit   int
-}
-
-func newStatsTable(limit int) *statsTable {
-	return &statsTable{entries: map[string]*PartitionStats{}, limit: limit}
-}
-
-func (t *statsTable) entry(p backend.LogicalPartition) *PartitionStats {
-	k := logicalKey(p)
-	e, ok := t.entries[k]
-	if !ok {
-		if len(t.entries) >= t.limit {
-			t.evictLocked()
-		}
-		e = &PartitionStats{Partition: backend.LogicalPartition{Table: p.Table, Token: p.Token, Key: append([]byte(nil), p.Key...)}}
-		t.entries[k] = e
-	}
-	return e
-}
-
-func (t *statsTable) evictLocked() {
-	var victim string
-	var worst *PartitionStats
-	for k, e := range t.entries {
-		if worst == nil || e.BytesWritten < worst.BytesWritten {
-			victim, worst = k, e
-		}
-	}
-	delete(t.entries, victim)
-}
-
 // recordWrite notes one logical mutation.
 func (t *statsTable) recordWrite(m *backend.Mutation, now time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	e := t.entry(m.Partition.LogicalPartition)
+	var buf [statsKeyStackLength]byte
+	k := appendStatsKey(buf[:0], m.Partition.LogicalPartition)
+	s := t.lock(k)
+	defer s.mu.Unlock()
+	e := s.useLocked(k, m.Partition.LogicalPartition)
+	defer s.rankChangedLocked(e) // its weight grows
 	e.LastWrite = now
 	if !m.PartitionDeletion.IsLive() {
 		e.Tombstones++
@@ -106,14 +74,13 @@ func (t *statsTable) recordWrite(m *backend.Mutation, now time.Time) {
 			e.Tombstones++
 		}
 		switch {
-		case e.maxKey == nil || bytes.Compare(r.Clustering, e.maxKey) > 0:
-			if e.maxKey != nil {
-				e.ascending++
-			}
+		case !e.keysSeen:
+			e.keysSeen = true
+			e.minKey = append(e.minKey[:0], r.Clustering...)
 			e.maxKey = append(e.maxKey[:0], r.Clustering...)
-			if e.minKey == nil {
-				e.minKey = append([]byte(nil), r.Clustering...)
-			}
+		case bytes.Compare(r.Clustering, e.maxKey) > 0:
+			e.ascending++
+			e.maxKey = append(e.maxKey[:0], r.Clustering...)
 		case bytes.Compare(r.Clustering, e.minKey) < 0:
 			e.descending++
 			e.minKey = append(e.minKey[:0], r.Clustering...)
@@ -126,25 +93,27 @@ func (t *statsTable) recordWrite(m *backend.Mutation, now time.Time) {
 // recordChildWrites marks the physical partitions a routed batch wrote as
 // changed since their last measure.
 func (t *statsTable) recordChildWrites(ms []backend.Mutation) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	var buf [statsKeyStackLength]byte
 	for i := range ms {
-		e, ok := t.entries[logicalKey(ms[i].Partition.LogicalPartition)]
-		if !ok || e.children == nil {
-			continue
+		k := appendStatsKey(buf[:0], ms[i].Partition.LogicalPartition)
+		s := t.lock(k)
+		if e := s.getLocked(k); e != nil && e.children != nil {
+			if c := e.children[ms[i].Partition.Shard]; c != nil {
+				c.dirty = true
+			}
 		}
-		if c := e.children[ms[i].Partition.Shard]; c != nil {
-			c.dirty = true
-		}
+		s.mu.Unlock()
 	}
 }
 
 // cachedChild returns the last measure of a clean child of placement epoch.
 func (t *statsTable) cachedChild(p backend.LogicalPartition, epoch uint64, sh backend.Shard) (rows, bytes int64, ok bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	e, found := t.entries[logicalKey(p)]
-	if !found || e.epoch != epoch || e.children == nil {
+	var buf [statsKeyStackLength]byte
+	k := appendStatsKey(buf[:0], p)
+	s := t.lock(k)
+	defer s.mu.Unlock()
+	e := s.getLocked(k)
+	if e == nil || e.epoch != epoch || e.children == nil {
 		return 0, 0, false
 	}
 	c := e.children[sh]
@@ -156,41 +125,25 @@ func (t *statsTable) cachedChild(p backend.LogicalPartition, epoch uint64, sh ba
 
 // recordChild caches a child's exact measure for placement epoch.
 func (t *statsTable) recordChild(p backend.LogicalPartition, epoch uint64, sh backend.Shard, rows, bytes int64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	e := t.entry(p)
-	if e.children == nil || e.epoch != epoch {
-		e.children, e.epoch = map[backend.Shard]*childMeasure{}, epoch
-	}
-	e.children[sh] = &childMeasure{rows: rows, bytes: bytes}
+	t.update(p, func(e *PartitionStats) {
+		if e.children == nil || e.epoch != epoch {
+			e.children, e.epoch = map[backend.Shard]*childMeasure{}, epoch
+		}
+		e.children[sh] = &childMeasure{rows: rows, bytes: bytes}
+	})
 }
 
 // recordRead notes one logical read.
 func (t *statsTable) recordRead(p backend.LogicalPartition, rows, bytes int64, d time.Duration) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	e := t.entry(p)
+	var buf [statsKeyStackLength]byte
+	k := appendStatsKey(buf[:0], p)
+	s := t.lock(k)
+	defer s.mu.Unlock()
+	e := s.useLocked(k, p) // a read leaves the rank as it is
 	e.Reads++
 	e.RowsRead += rows
 	e.BytesRead += bytes
 	e.ReadMicros += d.Microseconds()
-}
-
-// snapshot copies the entries, largest writers first.
-func (t *statsTable) snapshot() []PartitionStats {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := make([]PartitionStats, 0, len(t.entries))
-	for _, e := range t.entries {
-		c := *e
-		c.minKey, c.maxKey, c.children = nil, nil, nil
-		out = append(out, c)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		bi, bj := max(out[i].Bytes, out[i].BytesWritten), max(out[j].Bytes, out[j].BytesWritten)
-		return bi > bj
-	})
-	return out
 }
 
 // Measurements are persisted as metadata, so that after a restart the
@@ -221,17 +174,16 @@ func (t *statsTable) loadMeasures(ctx context.Context, b backend.Backend) error 
 	if err != nil {
 		return err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	for _, kv := range kvs {
 		p, ok := partitionOfStateKey(append([]byte(metaPrefix), kv.Key[len(measurePrefix):]...))
 		var m savedMeasure
 		if !ok || json.Unmarshal(kv.Value, &m) != nil {
 			continue // unreadable: the next measure rewrites it
 		}
-		e := t.entry(p)
-		e.MeasuredAt, e.Rows, e.Bytes = time.UnixMicro(m.At), m.Rows, m.Bytes
-		e.MaxChildRows, e.MaxChildBytes = m.MaxChildRows, m.MaxChildBytes
+		t.update(p, func(e *PartitionStats) {
+			e.MeasuredAt, e.Rows, e.Bytes = time.UnixMicro(m.At), m.Rows, m.Bytes
+			e.MaxChildRows, e.MaxChildBytes = m.MaxChildRows, m.MaxChildBytes
+		})
 	}
 	return nil
 }

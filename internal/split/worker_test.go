@@ -69,7 +69,9 @@ func TestDiskFullPausesTheSplit(t *testing.T) {
 	}
 	logs := &logLines{}
 	l.SetLogger(logs)
-	l.pauseAfterError = 50 * time.Millisecond
+	// Paused far longer than the test runs, and ended below by the test
+	// itself, so that no retry can come early or late by the clock.
+	l.pauseAfterError = time.Hour
 	pol := Policy{Enabled: true, MaxRows: 100, ChunkRows: 10, Strategy: "range"}
 	l.SetPolicy(func(backend.TableID) Policy { return pol })
 	p := testPartition("p")
@@ -87,19 +89,19 @@ func TestDiskFullPausesTheSplit(t *testing.T) {
 	}
 	disk.full.Store(true)
 	errorsBefore := value(metrics.stepErrors)
-	l.stepAll(ctx, 20*time.Millisecond)
+	l.stepAll(ctx, time.Second)
 	if got := value(metrics.stepErrors) - errorsBefore; got != 1 {
 		t.Fatalf("%v step errors counted, want 1", got)
 	}
 	if value(metrics.paused) != 1 {
 		t.Fatalf("paused migrations gauge %v, want 1", value(metrics.paused))
 	}
-	if !strings.Contains(logs.String(), "split of partition 70 paused for 50ms after a failed step (reads and writes go on): "+errNoSpace.Error()) {
+	if !strings.Contains(logs.String(), "split of partition 70 paused for 1h0m0s after a failed step (reads and writes go on): "+errNoSpace.Error()) {
 		t.Fatalf("log:\n%s", logs)
 	}
 	// While paused (and still failing): no retry before the pause ends,
 	// and the partition keeps serving reads and writes.
-	l.stepAll(ctx, 20*time.Millisecond)
+	l.stepAll(ctx, time.Second)
 	if got := value(metrics.stepErrors) - errorsBefore; got != 1 {
 		t.Fatalf("retried during the pause: %v step errors", got)
 	}
@@ -109,10 +111,15 @@ func TestDiskFullPausesTheSplit(t *testing.T) {
 	if s := l.State(p); s == nil || s.Migration == nil || s.Migration.RowsMoved != 0 {
 		t.Fatalf("state during the pause: %+v", s)
 	}
-	time.Sleep(60 * time.Millisecond)
+	// The pause ends (as if its hour had passed) and the disk frees up.
+	l.mu.Lock()
+	for key := range l.paused {
+		l.paused[key] = time.Now()
+	}
+	l.mu.Unlock()
 	disk.full.Store(false)
 	for i := 0; i < 100 && l.State(p).Migration != nil; i++ {
-		l.stepAll(ctx, 20*time.Millisecond)
+		l.stepAll(ctx, time.Second)
 	}
 	if s := l.State(p); s.Migration != nil || len(s.Current.AllShards()) < 2 {
 		t.Fatalf("the migration did not finish after the disk freed up: %+v", s)

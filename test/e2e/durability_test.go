@@ -143,10 +143,7 @@ func TestDurabilityKill9(t *testing.T) {
 	log := &ackLog{acked: map[int][]int{}, pending: map[int]int{}}
 	stop := make(chan struct{})
 	wg := writeUntilStopped(s, stop, log)
-	deadline := time.Now().Add(60 * time.Second)
-	for log.total.Load() < durabilityMinAcked && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	progressed := waitProgress(durabilityMinAcked, log.total.Load)
 	// A table created just before the kill must survive too.
 	mustExec(t, s, "CREATE TABLE durable.late (k int PRIMARY KEY, v text)")
 	mustExec(t, s, "INSERT INTO durable.late (k, v) VALUES (1, 'late')")
@@ -157,8 +154,8 @@ func TestDurabilityKill9(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	s.Close()
-	if log.total.Load() < durabilityMinAcked {
-		t.Fatalf("only %d writes acknowledged in 60 s", log.total.Load())
+	if !progressed {
+		t.Fatalf("only %d writes acknowledged, none in the last %v (pending: %v)", log.total.Load(), stallTimeout, log.pending)
 	}
 	t.Logf("%d writes acknowledged before SIGKILL", log.total.Load())
 

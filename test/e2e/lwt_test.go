@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,9 +14,6 @@ import (
 const (
 	lwtClients    = 16
 	lwtIncrements = 200
-	// lwtBudget bounds the whole contention run; a lost wake-up or a
-	// livelock shows as a timeout rather than a hung test.
-	lwtBudget = 90 * time.Second
 )
 
 // casClient is one client's record of its compare-and-set increments.
@@ -64,7 +62,12 @@ func runCASIncrements(t *testing.T, ks string, clientCount, increments int, skew
 	}
 
 	clients := make([]casClient, clientCount)
-	deadline := time.Now().Add(lwtBudget)
+	// A lost wake-up or a livelock shows as a failure rather than a hung
+	// test: no client's update applied for stallTimeout. A bound on the
+	// whole run would fail a slow machine instead (12 s at a load of 15
+	// on 2 cores).
+	var lastApplied atomic.Int64
+	lastApplied.Store(time.Now().UnixNano())
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := range clients {
@@ -82,7 +85,7 @@ func runCASIncrements(t *testing.T, ks string, clientCount, increments int, skew
 			defer wg.Done()
 			// Half the clients read the failed condition's columns into a
 			// map, half into a variable.
-			clients[i].err = incrementCAS(s, &clients[i], increments, i%2 == 0, deadline)
+			clients[i].err = incrementCAS(s, &clients[i], increments, i%2 == 0, &lastApplied)
 		}()
 	}
 	wg.Wait()
@@ -125,15 +128,16 @@ func runCASIncrements(t *testing.T, ks string, clientCount, increments int, skew
 
 // incrementCAS makes increments applied increments of t.v for k = 0: read
 // v, then UPDATE ... SET v = cur+1 IF v = cur until one applies, taking cur
-// from each not-applied result.
-func incrementCAS(s *gocql.Session, c *casClient, increments int, useMap bool, deadline time.Time) error {
+// from each not-applied result. lastApplied is when any client's update
+// last applied (Unix ns).
+func incrementCAS(s *gocql.Session, c *casClient, increments int, useMap bool, lastApplied *atomic.Int64) error {
 	var cur int
 	if err := s.Query("SELECT v FROM t WHERE k = 0").Scan(&cur); err != nil {
 		return fmt.Errorf("read v: %w", err)
 	}
 	for c.applied < increments {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("out of time after %d not-applied updates", c.notApplied)
+		if stalled := time.Since(time.Unix(0, lastApplied.Load())); stalled > stallTimeout {
+			return fmt.Errorf("no client's update applied for %v (%d not applied here)", stalled.Round(time.Second), c.notApplied)
 		}
 		q := s.Query("UPDATE t SET v = ? WHERE k = 0 IF v = ?", cur+1, cur)
 		if c.skew != 0 {
@@ -159,6 +163,7 @@ func incrementCAS(s *gocql.Session, c *casClient, increments int, useMap bool, d
 			return fmt.Errorf("UPDATE IF v = %d: %w", cur, err)
 		}
 		if applied {
+			lastApplied.Store(time.Now().UnixNano())
 			c.applied++
 			cur++
 			c.wrote = append(c.wrote, cur)

@@ -138,3 +138,24 @@ func waitFor(timeout time.Duration, cond func() bool) bool {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// stallTimeout is how long waitProgress waits without progress before it
+// gives up: far longer than any step takes on a loaded machine, so that
+// only a stuck server (or clients that all stopped) reaches it.
+const stallTimeout = 60 * time.Second
+
+// waitProgress waits until count() reaches target and reports whether it
+// did. It gives up only when count() has not grown for stallTimeout, so a
+// slow machine makes it wait longer, never fail.
+func waitProgress(target int64, count func() int64) bool {
+	last, since := count(), time.Now()
+	for last < target {
+		time.Sleep(10 * time.Millisecond)
+		if n := count(); n != last {
+			last, since = n, time.Now()
+		} else if time.Since(since) > stallTimeout {
+			return false
+		}
+	}
+	return true
+}

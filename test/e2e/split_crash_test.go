@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -166,8 +167,11 @@ func splitAdmin(httpAddr, op, strategy string) error {
 // it back, with data moving slowly so that kills land inside migrations.
 // After every restart the partition must hold every acknowledged write and
 // no deleted or duplicated row, in both directions and by COUNT(*); the
-// migration under way resumes (or its revert continues) by itself, and at
-// the end every migration finishes.
+// migration under way resumes (or its revert continues) by itself. At the
+// end, with no kill pending, the test finishes one split and reverts
+// another (finishBothWays), so that both outcomes are exercised however the
+// random trials went: on a loaded machine no migration may finish between
+// two kills.
 func TestSplitSurvivesKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("20 kill -9 trials")
@@ -178,7 +182,8 @@ func TestSplitSurvivesKill9(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := filepath.Join(t.TempDir(), "partita.yaml")
 	// Slow data movement (a 1000-row step about every 0.1 s), so that kills
-	// land inside migrations, yet some finish between kills.
+	// land inside migrations; some may finish between kills, or none on a
+	// loaded machine (finishBothWays makes both outcomes happen).
 	if err := os.WriteFile(cfgPath, []byte("split_bytes_per_second: 512KiB\nsplit_max_partition_rows: 100000000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -187,23 +192,7 @@ func TestSplitSurvivesKill9(t *testing.T) {
 	strategies := []string{"range", "hash", "rollover"}
 	ops, kills := map[string]int{}, 0
 	for trial := 0; trial <= splitCrashTrials; trial++ {
-		p := startPartita(t, dir, "--config", cfgPath, "--http-addr", "127.0.0.1:0")
-		var httpAddr string
-		if !waitFor(30*time.Second, func() bool {
-			mm := httpListening.FindStringSubmatch(p.logs.String())
-			if mm != nil {
-				httpAddr = mm[1]
-			}
-			return mm != nil
-		}) {
-			t.Fatalf("no HTTP listening line:\n%s", p.logs)
-		}
-		cluster := newCluster(p.host, p.port)
-		cluster.Timeout = 10 * time.Second
-		s, err := cluster.CreateSession()
-		if err != nil {
-			t.Fatalf("trial %d: connect: %v\n%s", trial, err, p.logs)
-		}
+		p, httpAddr, s := startSplitNode(t, dir, cfgPath, trial)
 		if trial == 0 {
 			mustExec(t, s, "CREATE KEYSPACE crash WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 			mustExec(t, s, "CREATE TABLE crash.events (asset text, ts bigint, v text, PRIMARY KEY (asset, ts))")
@@ -214,32 +203,9 @@ func TestSplitSurvivesKill9(t *testing.T) {
 		if trial == splitCrashTrials {
 			// The last restart: let the migration under way finish, then
 			// compare once more.
-			if !waitFor(120*time.Second, func() bool {
-				resp, err := http.Get("http://" + httpAddr + "/admin/splits")
-				if err != nil {
-					return false
-				}
-				defer resp.Body.Close()
-				body, _ := io.ReadAll(resp.Body)
-				return !regexp.MustCompile(`"State":"(moving|reverting|merging)"`).Match(body)
-			}) {
-				t.Fatalf("the migration under way did not finish after the last restart:\n%s", p.logs)
-			}
+			waitNoMigration(t, p, httpAddr, "the migration under way after the last restart")
 			verifyHot(t, s, m, trial)
-			events := map[string]int{}
-			iter := s.Query("SELECT event FROM system_partita.split_history WHERE keyspace_name = 'crash' AND table_name = 'events'").Iter()
-			var ev string
-			for iter.Scan(&ev) {
-				events[ev]++
-			}
-			if err := iter.Close(); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("split history: %v", events)
-			if events["finish"] == 0 || events["revert"] == 0 {
-				t.Errorf("the trials finished %d migrations and reverted %d; both must happen", events["finish"], events["revert"])
-			}
-			s.Close()
+			finishBothWays(t, p, httpAddr, s, dir, cfgPath, m)
 			break
 		}
 
@@ -324,8 +290,143 @@ func TestSplitSurvivesKill9(t *testing.T) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t.Logf("%d kills; %d rows present, %d deleted; operator commands accepted: %v", kills, len(m.present), len(m.deleted), ops)
-	if ops["split range"]+ops["split hash"]+ops["split rollover"] == 0 {
-		t.Fatal("no split was ever started")
+	t.Logf("%d kills; %d rows present, %d deleted; operator commands accepted during the trials: %v", kills, len(m.present), len(m.deleted), ops)
+}
+
+// startSplitNode starts the server of a trial with the configuration at
+// cfgPath and connects to it.
+func startSplitNode(t *testing.T, dir, cfgPath string, trial int) (*process, string, *gocql.Session) {
+	t.Helper()
+	p := startPartita(t, dir, "--config", cfgPath, "--http-addr", "127.0.0.1:0")
+	var httpAddr string
+	if !waitFor(30*time.Second, func() bool {
+		mm := httpListening.FindStringSubmatch(p.logs.String())
+		if mm != nil {
+			httpAddr = mm[1]
+		}
+		return mm != nil
+	}) {
+		t.Fatalf("no HTTP listening line:\n%s", p.logs)
+	}
+	cluster := newCluster(p.host, p.port)
+	cluster.Timeout = 10 * time.Second
+	s, err := cluster.CreateSession()
+	if err != nil {
+		t.Fatalf("trial %d: connect: %v\n%s", trial, err, p.logs)
+	}
+	return p, httpAddr, s
+}
+
+var migrationUnderWay = regexp.MustCompile(`"State":"(moving|reverting|merging)"`)
+
+// waitNoMigration waits until the server reports no migration under way.
+// The bound only turns a stuck migration into a failure: data moves at
+// the configured rate, a few seconds for the hot partition.
+func waitNoMigration(t *testing.T, p *process, httpAddr, what string) {
+	t.Helper()
+	if !waitFor(5*time.Minute, func() bool {
+		resp, err := http.Get("http://" + httpAddr + "/admin/splits")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode == http.StatusOK && !migrationUnderWay.Match(body)
+	}) {
+		t.Fatalf("%s did not finish:\n%s", what, p.logs)
+	}
+}
+
+// isSplit reports whether the server lists a split partition (the hot one
+// is the test's only partition).
+func isSplit(t *testing.T, httpAddr string) bool {
+	t.Helper()
+	resp, err := http.Get("http://" + httpAddr + "/admin/splits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var splits []json.RawMessage
+	if err := json.NewDecoder(resp.Body).Decode(&splits); err != nil {
+		t.Fatalf("/admin/splits: %v", err)
+	}
+	return len(splits) > 0
+}
+
+// splitEvents counts the hot table's split history by event.
+func splitEvents(t *testing.T, s *gocql.Session) map[string]int {
+	t.Helper()
+	events := map[string]int{}
+	iter := s.Query("SELECT event FROM system_partita.split_history WHERE keyspace_name = 'crash' AND table_name = 'events'").Iter()
+	var ev string
+	for iter.Scan(&ev) {
+		events[ev]++
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return events
+}
+
+// finishBothWays makes both outcomes of a migration happen, with no kill
+// pending, on the server p of the last trial (no migration under way, no
+// client writing): after merging back whatever split the trials left, a
+// split that the background worker moves to its end, and a split reverted
+// before any of it moves. The revert is certain to
+// find its migration under way because the server it is sent to runs with
+// split_enabled: false (no background worker; operator commands still
+// work); the next server, with the worker, completes the revert. The hot
+// partition is compared with the model after each.
+func finishBothWays(t *testing.T, p *process, httpAddr string, s *gocql.Session, dir, cfgPath string, m *splitModel) {
+	t.Helper()
+	before := splitEvents(t, s)
+	t.Logf("split history of the trials: %v", before)
+	if isSplit(t, httpAddr) {
+		// Whatever split the trials left (a hash split cannot be cut
+		// further by range), merged back first.
+		if err := splitAdmin(httpAddr, "merge", ""); err != nil {
+			t.Fatalf("merge back with no migration under way: %v", err)
+		}
+		waitNoMigration(t, p, httpAddr, "the merge back")
+		verifyHot(t, s, m, splitCrashTrials)
+	}
+	if err := splitAdmin(httpAddr, "split", "range"); err != nil {
+		t.Fatalf("split with no migration under way: %v", err)
+	}
+	waitNoMigration(t, p, httpAddr, "the final split")
+	verifyHot(t, s, m, splitCrashTrials)
+	restart := func(cfg string) {
+		t.Helper()
+		s.Close()
+		if err := p.kill(t, syscall.SIGTERM); err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, p.logs)
+		}
+		p, httpAddr, s = startSplitNode(t, dir, cfg, splitCrashTrials)
+		verifyHot(t, s, m, splitCrashTrials)
+	}
+
+	noWorker := filepath.Join(filepath.Dir(cfgPath), "no-worker.yaml")
+	if err := os.WriteFile(noWorker, []byte("split_enabled: false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	restart(noWorker)
+	if err := splitAdmin(httpAddr, "split", "range"); err != nil {
+		t.Fatalf("split to revert: %v", err)
+	}
+	if err := splitAdmin(httpAddr, "revert", ""); err != nil {
+		t.Fatalf("revert of the split just started: %v", err)
+	}
+	verifyHot(t, s, m, splitCrashTrials)
+
+	restart(cfgPath)
+	defer s.Close()
+	waitNoMigration(t, p, httpAddr, "the revert")
+	verifyHot(t, s, m, splitCrashTrials)
+	after := splitEvents(t, s)
+	t.Logf("split history: %v", after)
+	for _, ev := range []string{"finish", "revert", "reverted"} {
+		if after[ev] <= before[ev] {
+			t.Errorf("split history: %d %q events after the final migrations, %d before", after[ev], ev, before[ev])
+		}
 	}
 }

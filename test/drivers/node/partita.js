@@ -44,8 +44,13 @@ async function freshKeyspace(keyspace) {
   return client;
 }
 
-/** Polls predicate every 100 ms until it returns truthy or timeoutMs passes. */
-async function waitFor(predicate, timeoutMs = 20000) {
+/**
+ * Polls predicate every 100 ms until it returns truthy or timeoutMs passes.
+ * The default bounds a lost schema event, not an expected delay (the driver
+ * refreshes its metadata about a second after the event; a loaded machine
+ * only makes that longer), so it is generous.
+ */
+async function waitFor(predicate, timeoutMs = 60000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await predicate();

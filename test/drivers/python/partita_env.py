@@ -52,8 +52,13 @@ def cluster():
     return _shared["cluster"]
 
 
-def wait_for(predicate, timeout=20.0, interval=0.1):
-    """Polls predicate until it returns a truthy value or timeout passes."""
+def wait_for(predicate, timeout=60.0, interval=0.1):
+    """Polls predicate until it returns a truthy value or timeout passes.
+
+    The default bounds a lost schema event, not an expected delay (the
+    driver refreshes its metadata up to two seconds after the event; a
+    loaded machine only makes that longer), so it is generous.
+    """
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()

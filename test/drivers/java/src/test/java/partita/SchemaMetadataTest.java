@@ -87,22 +87,28 @@ class SchemaMetadataTest {
     assertFalse(keyspace(s).getTable("meta_created").isPresent());
   }
 
+  /**
+   * Bounds a lost schema event, not an expected delay (the driver refreshes its metadata about a
+   * second after the event; a loaded machine only makes that longer), so it is generous.
+   */
+  private static final long SCHEMA_EVENT_WAIT_MS = 60_000;
+
   @Test
   void otherClientsDdlArrivesAsSchemaEvents() throws InterruptedException {
     try (CqlSession other = Env.builder().withKeyspace(Env.KEYSPACE).build()) {
       other.execute("CREATE TABLE meta_remote (k int PRIMARY KEY, v text)");
       assertTrue(
-          Env.waitFor(() -> keyspace(s).getTable("meta_remote").isPresent(), 20_000),
+          Env.waitFor(() -> keyspace(s).getTable("meta_remote").isPresent(), SCHEMA_EVENT_WAIT_MS),
           "CREATE TABLE from another client not seen");
       other.execute("ALTER TABLE meta_remote ADD note text");
       assertTrue(
           Env.waitFor(
               () -> keyspace(s).getTable("meta_remote").orElseThrow().getColumn("note").isPresent(),
-              20_000),
+              SCHEMA_EVENT_WAIT_MS),
           "ALTER TABLE from another client not seen");
       other.execute("DROP TABLE meta_remote");
       assertTrue(
-          Env.waitFor(() -> keyspace(s).getTable("meta_remote").isEmpty(), 20_000),
+          Env.waitFor(() -> keyspace(s).getTable("meta_remote").isEmpty(), SCHEMA_EVENT_WAIT_MS),
           "DROP TABLE from another client not seen");
     }
     assertTrue(s.getMetadata().getKeyspace(CqlIdentifier.fromInternal(Env.KEYSPACE)).isPresent());
