@@ -223,7 +223,9 @@ func (b *binder) tokenRestriction(t *catalog.Table, rel *ast.TokenRelation) (*Re
 			return nil, err
 		}
 		if c.Kind != catalog.PartitionKey {
-			return nil, cqlerr.Invalidf("The token() function must contains only partition key components")
+			// Cassandra 5.0 gives one message for a token() over anything but
+			// the whole partition key, as the reference node shows.
+			return nil, cqlerr.Invalidf("The token() function must be applied to all partition key components or none of them")
 		}
 		cols = append(cols, c)
 	}

@@ -252,7 +252,8 @@ func (p *planner) planGroupBy(s *Select, stmt *ast.Select, w *where) error {
 				return err
 			}
 		case *ast.CountRows:
-			return cqlerr.Invalidf("Aggregate functions are not supported within the GROUP BY clause, got: system.count")
+			// count(*) is the function system.count_rows (CountRowsFunction).
+			return cqlerr.Invalidf("Aggregate functions are not supported within the GROUP BY clause, got: system.count_rows")
 		case *ast.ColumnRef:
 			var err error
 			if c, err = column(t, g.Name); err != nil {
