@@ -133,8 +133,16 @@ func (w *where) addClustering(r *Restriction) error {
 				newStart.Name, lastStart.Name)
 		}
 		if newStart.Position < lastStart.Position && r.isSlice() {
+			// The message names the next restricted column, not the next
+			// clustering column (restrictions.nextColumn).
+			next := lastStart
+			for _, old := range w.clustering {
+				if p := old.first().Position; p > newStart.Position && p < next.Position {
+					next = old.first()
+				}
+			}
 			return cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)",
-				w.table.Clustering[newStart.Position+1].Name, newStart.Name)
+				next.Name, newStart.Name)
 		}
 	}
 	if len(overlapping) == 0 {
