@@ -19,6 +19,14 @@ func Castable(from, to *types.Type) bool {
 	case isNumber(from) && isNumber(to) && to.Kind != types.KindCounter:
 		return true
 	case to.Kind == types.KindVarchar || to.Kind == types.KindAscii:
+		// CastFcts: to text from ascii, to both from the other native
+		// types but blob and duration (text to ascii is no cast).
+		switch from.Kind {
+		case types.KindBlob, types.KindDuration:
+			return false
+		case types.KindVarchar:
+			return to.Kind == types.KindVarchar
+		}
 		return from.IsNative()
 	}
 	switch to.Kind {
@@ -161,6 +169,10 @@ func castText(from *types.Type, v []byte) string {
 		return javaFloatString(f, from.Kind == types.KindFloat)
 	case types.KindVarchar, types.KindAscii:
 		return string(v)
+	case types.KindTimestamp, types.KindDate:
+		if s, ok := types.TemporalText(from, v); ok {
+			return s
+		}
 	}
 	s := types.Format(from, v)
 	if from.Kind == types.KindBoolean {

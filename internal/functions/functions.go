@@ -215,7 +215,10 @@ func ToJSON(t *types.Type) *Func {
 		Impl: func(args [][]byte) ([]byte, error) { return []byte(types.ToJSON(t, args[0])), nil }}
 }
 
-// FromJSON is fromJson() producing a value of type t.
+// FromJSON is fromJson() producing a value of type t. As FromJsonFct
+// does, it reports a MarshalException as a FunctionFailure in the
+// exception's words; and, as FunctionCall does, a result its type does not
+// accept (the empty duration "" gives) as a Server error.
 func FromJSON(t *types.Type) *Func {
 	return &Func{Name: "fromjson", Args: []*types.Type{types.Text}, Return: t, Deterministic: true,
 		Impl: func(args [][]byte) ([]byte, error) {
@@ -223,6 +226,15 @@ func FromJSON(t *types.Type) *Func {
 			if err != nil {
 				return nil, err
 			}
-			return types.FromJSON(t, v)
+			out, err := types.FromJSON(t, v)
+			if types.IsMarshalError(err) {
+				e := cqlerr.New(cqlerr.FunctionFailure, "org.apache.cassandra.serializers.MarshalException: %s", cqlerr.As(err).Message)
+				e.Keyspace, e.Function, e.ArgTypes = "system", "fromjson", []string{"text"}
+				return nil, e
+			}
+			if err == nil && out != nil && types.Validate(t, out) != nil {
+				return nil, cqlerr.Serverf("java.lang.RuntimeException: Return of function system.fromjson : (text) -> %s (%x) is not a valid value for its declared return type %s", t, out, t)
+			}
+			return out, err
 		}}
 }

@@ -56,8 +56,12 @@
 //  1. Valid output. ToJSON and FormatJSONRow write valid JSON for any
 //     bytes: NaN and infinite floats are null, and a value its type cannot
 //     parse is a "0x..." blob string.
-//  2. Valid input. A value FromJSON returns passes Validate, with sets and
-//     maps sorted and without duplicates; its errors are Invalid.
+//  2. Valid input. A value FromJSON returns passes Validate (but for the
+//     empty duration "" gives, which Cassandra stores as it is), with sets
+//     and maps sorted and without duplicates; its errors are Invalid, or
+//     the Server error of a Java exception Cassandra lets through (a
+//     timestamp past a long's milliseconds, a duration's number past a
+//     long).
 //  3. Round trip. FromJSON of ToJSON's output Compares equal to the value,
 //     except where Cassandra's JSON forms lose information (decimals read
 //     back through a double, NaN and infinite floats, timestamps before
@@ -71,10 +75,13 @@
 // equal to a null or an empty one, while a present null sorts before a
 // present empty value; that is not a total order. Here an absent component
 // is null, and null sorts before empty. Literal parsing resolves no host
-// names for inet (addresses only), knows a fixed table of zone names for
-// timestamps (with their standard or daylight offsets, as Java's
-// DateFormatSymbols names do), and takes only blob literals for custom
-// types. Like Cassandra, Validate checks a time's size but not its range.
+// names for inet (addresses only), and takes only blob literals for custom
+// types. Timestamp zone names and their rules are those of the JDK the
+// reference node runs (zonenames.tsv and zonerules.txt, generated from it
+// in an English locale), so another JDK release, with other tz data, or
+// another locale can disagree; a date-time without a zone is read in UTC,
+// where Cassandra uses its JVM's zone. Like Cassandra, Validate checks a
+// time's size but not its range.
 //
 // JSON: Go maps have no order, so the members of a nested JSON object
 // (map entries, UDT fields) are taken in sorted key order where Cassandra

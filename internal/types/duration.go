@@ -159,10 +159,10 @@ type durationBuilder struct {
 
 func (d *durationBuilder) add(unit int, n uint64) error {
 	if unit == d.unit {
-		return cqlerr.Invalidf("Invalid duration. The %s are specified multiple times", unitNames[unit])
+		return durationError("Invalid duration. The %s are specified multiple times", unitNames[unit])
 	}
 	if unit < d.unit {
-		return cqlerr.Invalidf("Invalid duration. The %s should be after %s", unitNames[d.unit], unitNames[unit])
+		return durationError("Invalid duration. The %s should be after %s", unitNames[d.unit], unitNames[unit])
 	}
 	d.unit = unit
 	switch unit {
@@ -200,7 +200,31 @@ var unitNanosPer = map[int]int64{
 }
 
 func durationLimitError(unit string) error {
-	return cqlerr.Invalidf("Invalid duration. The total number of %s must be less or equal to %d", unit, math.MaxInt32)
+	return durationError("Invalid duration. The total number of %s must be less or equal to %d", unit, math.MaxInt32)
+}
+
+// requestError is an Invalid error that Cassandra raises as an
+// InvalidRequestException, not a MarshalException, as Duration.from does
+// (RequestValidations.invalidRequest). INSERT JSON passes it on as it is,
+// without naming the column (JSONColumnError).
+type requestError struct{ err *cqlerr.Error }
+
+func (e *requestError) Error() string { return e.err.Error() }
+func (e *requestError) Unwrap() error { return e.err }
+
+func durationError(format string, args ...any) error {
+	return &requestError{cqlerr.Invalidf(format, args...)}
+}
+
+// parseJavaLong is Long.parseLong of a run of ASCII digits. Duration.from
+// does not catch its NumberFormatException, so a number past a long is a
+// Server error in Java's words.
+func parseJavaLong(digits string) (uint64, error) {
+	n, err := strconv.ParseUint(digits, 10, 63)
+	if err != nil {
+		return 0, cqlerr.Serverf("java.lang.NumberFormatException: For input string: \"%s\"", digits)
+	}
+	return n, nil
 }
 
 func (d *durationBuilder) encode() []byte {
@@ -212,15 +236,18 @@ func (d *durationBuilder) encode() []byte {
 	return out
 }
 
-// parseDuration is Duration.from: 12h30m style units, ISO 8601
-// P[n]Y[n]M[n]DT[n]H[n]M[n]S, P[n]W, or P[YYYY]-[MM]-[DD]T[hh]:[mm]:[ss],
-// each optionally preceded by '-'.
+// parseDuration is Duration.from: an optional '-', then 12h30m style
+// units (parseStandardFormat), or after a 'P' the ISO 8601 forms P[n]W
+// when it ends with W, P[YYYY]-[MM]-[DD]T[hh]:[mm]:[ss] when it holds a
+// '-', else P[n]Y[n]M[n]DT[n]H[n]M[n]S. The ISO forms must match whole
+// before any unit is added; the units form adds each unit as it is read,
+// so an out-of-order or repeated unit is reported even when what follows
+// would not parse.
 func parseDuration(input string) ([]byte, error) {
 	d := durationBuilder{negative: strings.HasPrefix(input, "-")}
 	source := strings.TrimPrefix(input, "-")
-	bad := func() error { return cqlerr.Invalidf("Unable to convert '%s' to a duration", source) }
-	var err error
 	var ok bool
+	var err error
 	switch {
 	case !strings.HasPrefix(source, "P"):
 		ok, err = d.parseStandard(source)
@@ -235,12 +262,13 @@ func parseDuration(input string) ([]byte, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, bad()
+		return nil, durationError("Unable to convert '%s' to a duration", source)
 	}
 	return d.encode(), nil
 }
 
-// leadingDigits splits s into its leading ASCII digits and the rest.
+// leadingDigits splits s into its leading ASCII digits (regex \d) and the
+// rest.
 func leadingDigits(s string) (string, string) {
 	i := 0
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
@@ -249,6 +277,8 @@ func leadingDigits(s string) (string, string) {
 	return s[:i], s[i:]
 }
 
+// parseStandard repeats \G(\d+)(unit) from the start of s and must end at
+// its end.
 func (d *durationBuilder) parseStandard(s string) (bool, error) {
 	if s == "" {
 		return false, nil
@@ -262,9 +292,9 @@ func (d *durationBuilder) parseStandard(s string) (bool, error) {
 		if unit == 0 {
 			return false, nil
 		}
-		x, err := strconv.ParseUint(num, 10, 63)
+		x, err := parseJavaLong(num)
 		if err != nil {
-			return false, nil
+			return false, err
 		}
 		if err := d.add(unit, x); err != nil {
 			return false, err
@@ -274,8 +304,9 @@ func (d *durationBuilder) parseStandard(s string) (bool, error) {
 	return true, nil
 }
 
-// standardUnit recognises a unit symbol at the start of s (any case),
-// returning its index and length.
+// standardUnit recognises a unit symbol at the start of s (any case; the
+// micro sign U+00B5 for µs, not the Greek mu), returning its index and
+// length.
 func standardUnit(s string) (int, int) {
 	lower := strings.ToLower(s[:min(len(s), 3)])
 	switch {
@@ -285,8 +316,8 @@ func standardUnit(s string) (int, int) {
 		return unitMillis, 2
 	case strings.HasPrefix(lower, "us"):
 		return unitMicros, 2
-	case strings.HasPrefix(s, "µs"), strings.HasPrefix(s, "µS"):
-		return unitMicros, len("µs")
+	case strings.HasPrefix(s, "\u00b5s"), strings.HasPrefix(s, "\u00b5S"):
+		return unitMicros, len("\u00b5s")
 	case strings.HasPrefix(lower, "ns"):
 		return unitNanos, 2
 	case lower == "":
@@ -309,51 +340,60 @@ func standardUnit(s string) (int, int) {
 	return 0, 0
 }
 
+// parseISOWeeks matches P(\d+)W.
 func (d *durationBuilder) parseISOWeeks(s string) (bool, error) {
 	num := s[1 : len(s)-1]
 	if n, rest := leadingDigits(num); n == "" || rest != "" {
 		return false, nil
 	}
-	x, err := strconv.ParseUint(num, 10, 63)
+	x, err := parseJavaLong(num)
 	if err != nil {
-		return false, nil
+		return false, err
 	}
 	return true, d.add(unitWeeks, x)
 }
 
 // parseISO matches P((\d+)Y)?((\d+)M)?((\d+)D)?(T((\d+)H)?((\d+)M)?((\d+)S)?)?
+// and then adds the groups present, in that order.
 func (d *durationBuilder) parseISO(s string) (bool, error) {
-	s = s[1:]
-	date, timePart, hasT := strings.Cut(s, "T")
-	ok, err := d.isoFields(date, "YMD", []int{unitYears, unitMonths, unitDays})
-	if !ok || err != nil || !hasT {
-		return ok, err
+	date, timePart, hasT := strings.Cut(s[1:], "T")
+	var groups [6]string
+	if !isoGroups(date, "YMD", groups[:3]) || hasT && !isoGroups(timePart, "HMS", groups[3:]) {
+		return false, nil
 	}
-	return d.isoFields(timePart, "HMS", []int{unitHours, unitMinutes, unitSeconds})
-}
-
-// isoFields parses optional <digits><designator> groups in order.
-func (d *durationBuilder) isoFields(s, designators string, units []int) (bool, error) {
-	for i := 0; i < len(designators) && s != ""; i++ {
-		num, rest := leadingDigits(s)
-		if num == "" || rest == "" {
-			return false, nil
+	units := [6]int{unitYears, unitMonths, unitDays, unitHours, unitMinutes, unitSeconds}
+	for i, num := range groups {
+		if num == "" {
+			continue
 		}
-		j := strings.IndexByte(designators[i:], rest[0])
-		if j < 0 {
-			return false, nil
-		}
-		i += j
-		x, err := strconv.ParseUint(num, 10, 63)
+		x, err := parseJavaLong(num)
 		if err != nil {
-			return false, nil
+			return false, err
 		}
 		if err := d.add(units[i], x); err != nil {
 			return false, err
 		}
+	}
+	return true, nil
+}
+
+// isoGroups matches s against optional <digits><designator> groups in the
+// order of designators, storing each group's digits.
+func isoGroups(s, designators string, groups []string) bool {
+	for i := 0; i < len(designators) && s != ""; i++ {
+		num, rest := leadingDigits(s)
+		if num == "" || rest == "" {
+			return false
+		}
+		j := strings.IndexByte(designators[i:], rest[0])
+		if j < 0 {
+			return false
+		}
+		i += j
+		groups[i] = num
 		s = rest[1:]
 	}
-	return s == "", nil
+	return s == ""
 }
 
 // parseISOAlternative matches P(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})

@@ -444,12 +444,13 @@ func QuoteString(s string) string {
 }
 
 // timestampLiteral is TimestampSerializer.toCQLLiteral's
-// 'yyyy-MM-ddTHH:mm:ss.SSSZ' in UTC; outside the years 1583–9999 (where
-// Java's calendar is Julian or the year is not four digits) it is the
-// millisecond number, which parses back exactly.
+// 'yyyy-MM-ddTHH:mm:ss.SSSZ' in UTC (java.time's proleptic Gregorian
+// calendar, as Go's); outside the years 1–9999, where Cassandra writes the
+// year of era or a '+' and the literal would not parse back to the same
+// instant, it is the millisecond number, which does.
 func timestampLiteral(ms int64) string {
 	tm := time.UnixMilli(ms).UTC()
-	if y := tm.Year(); y < 1583 || y > 9999 {
+	if y := tm.Year(); y < 1 || y > 9999 {
 		return strconv.FormatInt(ms, 10)
 	}
 	return "'" + tm.Format("2006-01-02T15:04:05.000Z") + "'"

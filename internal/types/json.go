@@ -79,6 +79,10 @@ func writeJSON(b *strings.Builder, t *Type, v []byte) {
 	switch {
 	case v == nil:
 		b.WriteString("null")
+	case len(v) == 0 && t != nil && t.Kind == KindDuration:
+		// Not a valid duration, but what INSERT JSON stores for "", and
+		// Cassandra writes it back as "" (confirmed against 5.0.6).
+		b.WriteString(`""`)
 	case t == nil || Validate(t, v) != nil:
 		writeJSONBlob(b, v)
 	default:
@@ -319,27 +323,53 @@ const msPerDay = 86400000
 // java.util.GregorianCalendar, in days since the epoch.
 const gregorianCutover = -141427
 
-// jsonTimestamp formats milliseconds since the epoch with Cassandra's JSON
-// pattern "yyyy-MM-dd HH:mm:ss.SSSX" in UTC
-// (TimestampSerializer.getJsonDateFormatter, a SimpleDateFormat): the
-// hybrid Julian/Gregorian calendar, and the year of era padded to four
-// digits, so a year before 1 AD shows as its BC number, as Java does.
+// jsonTimestamp formats milliseconds since the epoch with Cassandra 5.0's
+// JSON pattern "yyyy-MM-dd HH:mm:ss.SSSX" in UTC
+// (TimestampSerializer.getJsonDateFormatter, a java.time formatter): the
+// proleptic Gregorian calendar, and the year of era, so a year before
+// 1 AD shows as its BC number, padded to four digits and signed beyond
+// them ("+10000").
 func jsonTimestamp(ms int64) string {
 	return string(appendJSONTimestamp(nil, ms))
 }
 
-func appendJSONTimestamp(dst []byte, ms int64) []byte {
+func appendJSONTimestamp(dst []byte, ms int64) []byte { return appendJavaTimestamp(dst, ms, ' ') }
+
+// TemporalText is the text Cassandra 5.0 gives a timestamp or a date as a
+// string (CAST to text): TimestampSerializer.toString, the pattern
+// yyyy-MM-dd'T'HH:mm:ss.SSSX in UTC (the JSON form with a 'T'), or
+// SimpleDateSerializer.toString, ISO_LOCAL_DATE. ok is false for other
+// types and for values that do not validate.
+func TemporalText(t *Type, v []byte) (text string, ok bool) {
+	if Validate(t, v) != nil || len(v) == 0 {
+		return "", false
+	}
+	switch t.Kind {
+	case KindTimestamp:
+		return string(appendJavaTimestamp(nil, int64(binary.BigEndian.Uint64(v)), 'T')), true
+	case KindDate:
+		return isoDate(int64(binary.BigEndian.Uint32(v)) - dateEpoch), true
+	}
+	return "", false
+}
+
+// appendJavaTimestamp appends ms as java.time formats it with the pattern
+// yyyy-MM-dd?HH:mm:ss.SSSX in UTC, sep standing for the '?'.
+func appendJavaTimestamp(dst []byte, ms int64, sep byte) []byte {
 	days, rem := ms/msPerDay, ms%msPerDay
 	if rem < 0 {
 		days, rem = days-1, rem+msPerDay
 	}
-	y, m, d := javaCalendarDate(days)
+	y, m, d := civilFromDays(days)
 	if y <= 0 {
 		y = 1 - y
 	}
+	if y > 9999 {
+		dst = append(dst, '+')
+	}
 	dst = appendPadded(dst, y, 4, '-')
 	dst = appendPadded(dst, m, 2, '-')
-	dst = appendPadded(dst, d, 2, ' ')
+	dst = appendPadded(dst, d, 2, sep)
 	dst = appendPadded(dst, rem/3600000, 2, ':')
 	dst = appendPadded(dst, rem/60000%60, 2, ':')
 	dst = appendPadded(dst, rem/1000%60, 2, '.')

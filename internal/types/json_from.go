@@ -64,7 +64,11 @@ func fromJSON(t *Type, j jsonValue) ([]byte, error) {
 		return nil, err
 	}
 	// An empty smallint or tinyint parses but is not a value of its type
-	// (Cassandra rejects it when the value is used).
+	// (Cassandra rejects it when the value is used). An empty duration
+	// (from "") is stored as it is, as Cassandra stores it.
+	if len(v) == 0 && t.Kind == KindDuration {
+		return v, nil
+	}
 	if err := Validate(t, v); err != nil {
 		return nil, err
 	}

@@ -343,13 +343,23 @@ func normalizeJSONKeys(keys []string, vals map[string]any) map[string]any {
 }
 
 // JSONColumnError words a FromJSON error for INSERT JSON's column as
-// Json.parseJson does: "Error decoding JSON value for <column>: <message>".
-// Errors that are not Invalid are returned as they are.
+// Json.parseJson words a MarshalException: "Error decoding JSON value for
+// <column>: <message>". Other errors (not Invalid, or raised by Cassandra
+// as an InvalidRequestException, as a duration's are) are returned as
+// they are.
 func JSONColumnError(err error, column string) error {
-	if err == nil || !cqlerr.Is(err, cqlerr.Invalid) {
+	if !IsMarshalError(err) {
 		return err
 	}
 	return cqlerr.Invalidf("Error decoding JSON value for %s: %s", column, cqlerr.As(err).Message)
+}
+
+// IsMarshalError reports whether err, from FromJSON, stands for a
+// MarshalException in Cassandra: an Invalid error not raised as an
+// InvalidRequestException (see requestError).
+func IsMarshalError(err error) bool {
+	var request *requestError
+	return err != nil && cqlerr.Is(err, cqlerr.Invalid) && !errors.As(err, &request)
 }
 
 // CheckJSONRowColumns returns INSERT JSON's error for a key of values

@@ -136,9 +136,11 @@ func preferredFloatType(text string) *Type {
 	if err != nil {
 		return Decimal
 	}
-	// Double only when the double holds the decimal exactly.
-	if exact, ok := decimalFromFloat(f); ok {
-		if compareDecimalParts(mustParts(EncodeDecimal(unscaled, scale)), mustParts(exact)) == 0 {
+	// Double when the literal equals BigDecimal.valueOf of its double, the
+	// decimal of Double.toString: 0.7 is a double, though no double holds
+	// 0.7 exactly, while 0.1000000000000000000001 is a decimal.
+	if shortest, err := DecimalFromJavaDouble(f); err == nil {
+		if compareDecimalParts(mustParts(EncodeDecimal(unscaled, scale)), mustParts(shortest.Encode())) == 0 {
 			return Double
 		}
 	}
@@ -148,19 +150,6 @@ func preferredFloatType(text string) *Type {
 func mustParts(v []byte) decimalParts {
 	p, _ := parseDecimalParts(v)
 	return p
-}
-
-// decimalFromFloat returns the exact decimal value of a finite float.
-func decimalFromFloat(f float64) ([]byte, bool) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return nil, false
-	}
-	r, _ := new(big.Float).SetFloat64(f).Rat(nil)
-	// A binary fraction p/2^k is exactly p*5^k / 10^k.
-	num, den := r.Num(), r.Denom()
-	k := den.BitLen() - 1
-	num = new(big.Int).Mul(num, new(big.Int).Exp(big.NewInt(5), big.NewInt(int64(k)), nil))
-	return EncodeDecimal(num, int32(k)), true
 }
 
 // NotAssignableError reports a literal that cannot be assigned to a type.

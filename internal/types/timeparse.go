@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/partita-db/partita/internal/cqlerr"
 )
@@ -28,9 +30,8 @@ func isJavaLong(s string) bool {
 	return true
 }
 
-// parseTimestamp is TimestampSerializer.dateStringToTimestamp: 'now',
-// milliseconds since the epoch, or a date-time in one of Cassandra's
-// patterns. Without a zone the time is UTC (Partita's server zone).
+// parseTimestamp is TimestampSerializer.dateStringToTimestamp (5.0):
+// 'now', milliseconds since the epoch, or a date-time (datetime.go).
 func parseTimestamp(source string) (int64, error) {
 	if strings.EqualFold(source, "now") {
 		return nowFunc().UnixMilli(), nil
@@ -42,9 +43,11 @@ func parseTimestamp(source string) (int64, error) {
 		}
 		return ms, nil
 	}
-	ms, ok := parseDateTime(source)
-	if !ok {
-		// TimestampSerializer.dateStringToTimestamp (Cassandra 5.0).
+	ms, outcome := parseDateTime(source)
+	switch outcome {
+	case dateTimeOverflow:
+		return 0, errLongOverflow()
+	case dateTimeNoMatch:
 		return 0, cqlerr.Invalidf("Unable to parse a date/time from '%s'", source)
 	}
 	return ms, nil
@@ -73,19 +76,6 @@ func (p *dtScanner) accept(c byte) bool {
 	return false
 }
 
-// number reads one or more ASCII digits as a Java int would parse them.
-func (p *dtScanner) number() (int64, bool) {
-	start := p.pos
-	for !p.done() && p.s[p.pos] >= '0' && p.s[p.pos] <= '9' {
-		p.pos++
-	}
-	if p.pos == start || p.pos-start > 10 {
-		return 0, false
-	}
-	n, _ := strconv.ParseInt(p.s[start:p.pos], 10, 64)
-	return n, n <= math.MaxInt32
-}
-
 // fixedDigits reads exactly n digits.
 func (p *dtScanner) fixedDigits(n int) (int64, bool) {
 	if len(p.s)-p.pos < n {
@@ -103,154 +93,7 @@ func (p *dtScanner) fixedDigits(n int) (int64, bool) {
 	return v, true
 }
 
-// parseDateTime accepts TimestampSerializer's patterns as commons-lang
-// DateUtils.parseDateStrictly applies them: yyyy-MM-dd, optionally
-// followed by ' ' or 'T' and HH:mm[:ss[.SSS]], then optionally a zone,
-// either directly as Z, ±hh, ±hhmm or ±hh:mm, or after a space as ±hhmm,
-// GMT±h:mm or a zone name. Fields are checked non-leniently; SSS is an
-// integer count of milliseconds (".5" is 5 ms), as Java parses it; dates
-// before 1582-10-15 are Julian, as java.util.GregorianCalendar has them.
-func parseDateTime(s string) (int64, bool) {
-	p := dtScanner{s: s}
-	year, ok1 := p.number()
-	ok2 := p.accept('-')
-	month, ok3 := p.number()
-	ok4 := p.accept('-')
-	day, ok5 := p.number()
-	if !(ok1 && ok2 && ok3 && ok4 && ok5) {
-		return 0, false
-	}
-	var hour, minute, second, milli int64
-	if (p.peek() == ' ' || p.peek() == 'T') && p.pos+1 < len(s) && isDigit(s[p.pos+1]) {
-		p.pos++
-		var ok bool
-		if hour, ok = p.number(); !ok || !p.accept(':') {
-			return 0, false
-		}
-		if minute, ok = p.number(); !ok {
-			return 0, false
-		}
-		if p.accept(':') {
-			if second, ok = p.number(); !ok {
-				return 0, false
-			}
-			if p.accept('.') {
-				if milli, ok = p.number(); !ok {
-					return 0, false
-				}
-			}
-		}
-	}
-	offset, ok := p.zone()
-	if !ok || !p.done() {
-		return 0, false
-	}
-	if year < 1 || year > 292278994 || hour > 23 || minute > 59 || second > 59 || milli > 999 {
-		return 0, false
-	}
-	days, ok := javaCalendarDays(year, month, day)
-	if !ok {
-		return 0, false
-	}
-	ms := days*86400000 + hour*3600000 + minute*60000 + second*1000 + milli
-	return ms - offset*1000, true
-}
-
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// zone parses an optional zone suffix, returning its offset in seconds.
-func (p *dtScanner) zone() (int64, bool) {
-	switch {
-	case p.done():
-		return 0, true
-	case p.accept('Z'):
-		return 0, true
-	case p.peek() == '+' || p.peek() == '-':
-		return p.isoOffset()
-	case p.accept(' '):
-		return p.generalZone()
-	}
-	return 0, false
-}
-
-// isoOffset parses ISO 8601 offsets (the X patterns): ±hh, ±hhmm, ±hh:mm.
-func (p *dtScanner) isoOffset() (int64, bool) {
-	neg := p.s[p.pos] == '-'
-	p.pos++
-	h, ok := p.fixedDigits(2)
-	if !ok {
-		return 0, false
-	}
-	var m int64
-	if p.accept(':') {
-		if m, ok = p.fixedDigits(2); !ok {
-			return 0, false
-		}
-	} else if !p.done() {
-		if m, ok = p.fixedDigits(2); !ok {
-			return 0, false
-		}
-	}
-	return signedOffset(neg, h, m)
-}
-
-func signedOffset(neg bool, h, m int64) (int64, bool) {
-	if h > 23 || m > 59 {
-		return 0, false
-	}
-	off := h*3600 + m*60
-	if neg {
-		off = -off
-	}
-	return off, true
-}
-
-// generalZone parses the z patterns: RFC 822 ±hhmm, GMT±h:mm, or a name.
-func (p *dtScanner) generalZone() (int64, bool) {
-	rest := p.s[p.pos:]
-	p.pos = len(p.s)
-	if len(rest) == 5 && (rest[0] == '+' || rest[0] == '-') {
-		q := dtScanner{s: rest, pos: 1}
-		h, ok1 := q.fixedDigits(2)
-		m, ok2 := q.fixedDigits(2)
-		if ok1 && ok2 {
-			return signedOffset(rest[0] == '-', h, m)
-		}
-		return 0, false
-	}
-	lower := strings.ToLower(rest)
-	if strings.HasPrefix(lower, "gmt") && len(rest) > 3 && (rest[3] == '+' || rest[3] == '-') {
-		q := dtScanner{s: rest, pos: 4}
-		h, ok1 := q.number()
-		ok2 := q.accept(':')
-		m, ok3 := q.fixedDigits(2)
-		if ok1 && ok2 && ok3 && q.done() && q.pos-4 <= 5 {
-			return signedOffset(rest[3] == '-', h, m)
-		}
-		return 0, false
-	}
-	off, ok := zoneNames[lower]
-	return int64(off) * 60, ok
-}
-
-// zoneNames maps zone names Java's DateFormatSymbols offers (lower case)
-// to fixed offsets in minutes: a name stands for its standard or daylight
-// offset, not for a region's rules.
-var zoneNames = map[string]int{
-	"utc": 0, "gmt": 0, "ut": 0, "z": 0, "zulu": 0, "wet": 0,
-	"coordinated universal time": 0, "greenwich mean time": 0,
-	"west": 60, "bst": 60, "cet": 60, "cest": 120, "met": 60, "mest": 120,
-	"central european time": 60, "central european summer time": 120,
-	"eet": 120, "eest": 180, "msk": 180, "ist": 330, "pkt": 300, "ict": 420,
-	"sgt": 480, "hkt": 480, "awst": 480, "jst": 540, "kst": 540, "acst": 570,
-	"aest": 600, "aedt": 660, "nzst": 720, "nzdt": 780,
-	"est": -300, "edt": -240, "cst": -360, "cdt": -300, "mst": -420, "mdt": -360,
-	"pst": -480, "pdt": -420, "akst": -540, "akdt": -480, "hst": -600,
-	"eastern standard time": -300, "eastern daylight time": -240,
-	"central standard time": -360, "central daylight time": -300,
-	"mountain standard time": -420, "mountain daylight time": -360,
-	"pacific standard time": -480, "pacific daylight time": -420,
-}
 
 // javaCalendarDays returns the days since 1970-01-01 of a date in
 // java.util.GregorianCalendar's hybrid calendar (Julian before
@@ -345,9 +188,11 @@ func floorDiv(a, b int64) int64 {
 // Dates are stored as uint32 days with the epoch at 2^31.
 const dateEpoch = 1 << 31
 
-// parseDate is SimpleDateSerializer.dateStringToDays: a raw unsigned day
-// number, or an ISO-8601 local date (yyyy-MM-dd; years beyond 4 digits need
-// a sign), returning the serialized uint32.
+// parseDate is SimpleDateSerializer.dateStringToDays (5.0): a raw
+// unsigned day number, or DateTimeFormatter.ISO_LOCAL_DATE with STRICT
+// resolution, returning the serialized uint32. The date's milliseconds
+// (an ArithmeticException past a long, which is caught) must lie within
+// the days a date can hold.
 func parseDate(source string) (uint32, error) {
 	if isJavaLong(source) {
 		n, err := strconv.ParseInt(source, 10, 64)
@@ -356,49 +201,36 @@ func parseDate(source string) (uint32, error) {
 		}
 		return uint32(n), nil
 	}
-	y, m, d, ok := parseISOLocalDate(source)
-	if !ok {
+	days, ok := parseISOLocalDate(source)
+	if !ok || days > math.MaxInt64/msPerDay || days < math.MinInt64/msPerDay {
 		return 0, cqlerr.Invalidf("Unable to coerce '%s' to a formatted date (long)", source)
 	}
-	days := daysFromCivil(y, m, d)
+	// The bounds print as ZonedDateTime.toString prints them.
 	switch {
 	case days < math.MinInt32:
 		return 0, cqlerr.Invalidf("Input date %s is less than min supported date %s", source, "-5877641-06-23T00:00Z")
 	case days > math.MaxInt32:
-		return 0, cqlerr.Invalidf("Input date %s is greater than max supported date %s", source, "5881580-07-11T00:00Z")
+		return 0, cqlerr.Invalidf("Input date %s is greater than max supported date %s", source, "+5881580-07-11T00:00Z")
 	}
 	return uint32(days + dateEpoch), nil
 }
 
 // parseISOLocalDate follows DateTimeFormatter.ISO_LOCAL_DATE with STRICT
-// resolution: a 4 to 10 digit year (a '+' only when over 4 digits, '-' any
-// time), then -MM-dd with two digits each, and a real calendar date.
-func parseISOLocalDate(s string) (y, m, d int64, ok bool) {
-	neg, plus := strings.HasPrefix(s, "-"), strings.HasPrefix(s, "+")
-	if neg || plus {
-		s = s[1:]
-	}
-	i := strings.IndexByte(s, '-')
-	if i < 4 || i > 10 || len(s) != i+6 || s[i+3] != '-' || plus && i <= 4 {
-		return 0, 0, 0, false
-	}
+// resolution: a year of four digits, or of four to ten after a sign ('+'
+// only beyond four; not minus zero), within LocalDate's years; then -MM-dd
+// with two digits each, a real date of the proleptic Gregorian calendar.
+// It returns days since 1970-01-01.
+func parseISOLocalDate(s string) (int64, bool) {
 	p := dtScanner{s: s}
-	y, ok1 := p.fixedDigits(i)
-	p.pos++
-	m, ok2 := p.fixedDigits(2)
-	p.pos++
-	d, ok3 := p.fixedDigits(2)
-	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 {
-		return 0, 0, 0, false
+	year, ok := p.paddedYear(10)
+	if !ok {
+		return 0, false
 	}
-	if neg {
-		y = -y
+	d, ok := p.monthDay(year)
+	if !ok || !p.done() || d.day > 28 && d.month >= 1 && d.month <= 12 && d.day > daysInMonth(year, d.month, false) {
+		return 0, false
 	}
-	// Proleptic Gregorian leap rule with astronomical year numbering.
-	if d > daysInMonth(y, m, false) {
-		return 0, 0, 0, false
-	}
-	return y, m, d, true
+	return d.resolve()
 }
 
 const nanosPerDay = 86400 * nanosPerSecond
@@ -443,7 +275,8 @@ func parseTimeOfDay(s string) (int64, bool) {
 	secText, fraction := s[second+1:], ""
 	if period := strings.IndexByte(secText, '.'); period >= 0 {
 		secText, fraction = secText[:period], secText[period+1:]
-		if fraction == "" || len(fraction) > 9 || !isDigit(fraction[0]) {
+		first, _ := utf8.DecodeRuneInString(fraction)
+		if fraction == "" || utf16Len(fraction) > 9 || !isJavaDigit(first) {
 			return 0, false
 		}
 	}
@@ -453,7 +286,7 @@ func parseTimeOfDay(s string) (int64, bool) {
 	}
 	var nanos int64
 	if fraction != "" {
-		n, ok := javaParseInt(fraction + strings.Repeat("0", 9-len(fraction)))
+		n, ok := javaParseInt(fraction + strings.Repeat("0", 9-utf16Len(fraction)))
 		if !ok {
 			return 0, false
 		}
@@ -462,20 +295,65 @@ func parseTimeOfDay(s string) (int64, bool) {
 	return hour*nanosPerHour + minute*nanosPerMinute + sec*nanosPerSecond + nanos, true
 }
 
-// javaParseInt is Integer.parseInt: an optional sign and ASCII digits that
-// fit in an int32.
+// javaParseInt is Integer.parseInt: an optional sign and decimal digits
+// (any Unicode decimal digit, as Character.digit reads them) that fit in
+// an int32.
 func javaParseInt(s string) (int64, bool) {
-	body := strings.TrimLeft(s, "+-")
-	if len(s)-len(body) > 1 || body == "" {
+	body := s
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		body = s[1:]
+	}
+	if body == "" {
 		return 0, false
 	}
-	for i := 0; i < len(body); i++ {
-		if !isDigit(body[i]) {
+	var n int64
+	for _, r := range body {
+		d, ok := decimalDigit(r)
+		if !ok {
+			return 0, false
+		}
+		if n = n*10 + d; n > math.MaxInt32+1 {
 			return 0, false
 		}
 	}
-	n, err := strconv.ParseInt(s, 10, 32)
-	return n, err == nil
+	if s[0] == '-' {
+		n = -n
+	}
+	return n, n >= math.MinInt32 && n <= math.MaxInt32
+}
+
+// decimalDigit is Character.digit(c, 10) of one UTF-16 unit: a decimal
+// digit (category Nd) of the Basic Multilingual Plane. Unicode encodes
+// those in runs of ten, 0 to 9, so a digit's value is its distance from
+// the start of its run, modulo ten.
+func decimalDigit(r rune) (int64, bool) {
+	if r >= '0' && r <= '9' {
+		return int64(r - '0'), true
+	}
+	if !isJavaDigit(r) {
+		return 0, false
+	}
+	start := r
+	for unicode.IsDigit(start - 1) {
+		start--
+	}
+	return int64(r-start) % 10, true
+}
+
+// isJavaDigit is Character.isDigit of one UTF-16 unit (a rune beyond the
+// BMP is two units, neither a digit).
+func isJavaDigit(r rune) bool { return r <= 0xFFFF && unicode.IsDigit(r) }
+
+// utf16Len is the length of s as a Java string (UTF-16 code units).
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r > 0xFFFF {
+			n++
+		}
+	}
+	return n
 }
 
 // EncodeTimestamp serializes milliseconds since the epoch.
