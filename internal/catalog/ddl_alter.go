@@ -107,11 +107,12 @@ func (t *Table) addColumns(spec AlterTableSpec) error {
 				return cqlerr.Invalidf("Cannot re-add previously dropped counter column %s", col.Name)
 			}
 		}
+		// TableMetadata.validate, which prefixes the table's name.
 		if t.IsCounter && !col.Type.IsCounter() {
-			return cqlerr.Invalidf("Cannot add a non counter column (%s) in a counter column family", col.Name)
+			return cqlerr.Configf("%s: Cannot have a non counter column (\"%s\") in a counter table", t.QualifiedName(), col.Name)
 		}
-		if !t.IsCounter && col.Type.IsCounter() && len(t.Statics)+len(t.Regulars) > 0 {
-			return cqlerr.Invalidf("Cannot add a counter column (%s) in a non counter column family", col.Name)
+		if !t.IsCounter && col.Type.IsCounter() {
+			return cqlerr.Configf("%s: Cannot have a counter column (\"%s\") in a non counter table", t.QualifiedName(), col.Name)
 		}
 		kind := Regular
 		if col.Static {
@@ -123,10 +124,56 @@ func (t *Table) addColumns(spec AlterTableSpec) error {
 	return nil
 }
 
-// compatibleReAdd accepts the value-compatible pairs Cassandra accepts when
-// a dropped column comes back (text and blob hold any bytes).
-func compatibleReAdd(old, new *types.Type) bool {
-	return new.Kind == types.KindBlob || (old.Kind == types.KindAscii && new.Kind == types.KindVarchar)
+// compatibleReAdd reports whether a dropped column of type old may come
+// back as new: new must read old's values (AbstractType
+// .isValueCompatibleWith, as AlterTableStatement.AddColumns checks).
+func compatibleReAdd(old, new *types.Type) bool { return valueCompatible(new, old) }
+
+// valueCompatible is AbstractType.isValueCompatibleWith: new can decode
+// every value of old.
+func valueCompatible(new, old *types.Type) bool {
+	if new.Equal(old) || comparisonCompatible(new, old) {
+		return true
+	}
+	// Fixed-length types read only themselves (Cassandra 5.0.6 refuses blob
+	// or varint over int), except bigint and timestamp, both 8-byte longs.
+	switch new.Kind {
+	case types.KindBigint:
+		return old.Kind == types.KindTimestamp
+	case types.KindTimestamp:
+		return old.Kind == types.KindBigint
+	}
+	if !new.IsCollection() || new.Kind != old.Kind || new.IsMultiCell() != old.IsMultiCell() {
+		return false
+	}
+	// CollectionType.isValueCompatibleWithInternal: the cell-path part
+	// (set elements, map keys) must sort alike, values need only decode.
+	switch new.Kind {
+	case types.KindList:
+		return valueCompatible(new.Elems[0], old.Elems[0])
+	case types.KindSet:
+		return comparisonCompatible(new.Elems[0], old.Elems[0])
+	default:
+		return comparisonCompatible(new.Elems[0], old.Elems[0]) && valueCompatible(new.Elems[1], old.Elems[1])
+	}
+}
+
+// comparisonCompatible is AbstractType.isCompatibleWith: new sorts and
+// decodes old's values alike (text and blob compare bytes, uuid orders
+// timeuuids as they order themselves).
+func comparisonCompatible(new, old *types.Type) bool {
+	if new.Equal(old) {
+		return true
+	}
+	switch new.Kind {
+	case types.KindBlob:
+		return old.Kind == types.KindAscii || old.Kind == types.KindVarchar
+	case types.KindVarchar:
+		return old.Kind == types.KindAscii
+	case types.KindUUID:
+		return old.Kind == types.KindTimeuuid
+	}
+	return false
 }
 
 func (t *Table) dropColumns(spec AlterTableSpec) error {

@@ -131,7 +131,7 @@ func newIndex(t *Table, spec IndexSpec) (*Index, error) {
 		name = defaultIndexName(t.Name, col.Name)
 	}
 	if !validName.MatchString(name) {
-		return nil, cqlerr.Invalidf("Index name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", name)
+		return nil, cqlerr.Configf("Illegal index name %s", name)
 	}
 	ix := &Index{Name: name, Column: col.Name, Target: target, Custom: spec.Custom, Class: spec.Class, Options: spec.Options}
 	return ix, nil

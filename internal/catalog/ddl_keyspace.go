@@ -9,7 +9,17 @@ import (
 	"github.com/partita-db/partita/internal/cqlerr"
 )
 
-var validName = regexp.MustCompile(`^\w{1,48}$`)
+// validName is SchemaUtils.isValidName: word characters only, at least one.
+var validName = regexp.MustCompile(`^\w+$`)
+
+// Name lengths (SchemaConstants): keyspaces keep the historical 48;
+// Cassandra 5.0 allows table names up to 222 characters (the file-name
+// limit less the table id suffix) and bounds index names only by their
+// characters.
+const (
+	maxKeyspaceName = 48
+	maxTableName    = 222
+)
 
 func notModifiable(keyspace string) error {
 	return cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", keyspace)
@@ -19,7 +29,10 @@ func notModifiable(keyspace string) error {
 func (c *Catalog) CreateKeyspace(ctx context.Context, spec KeyspaceSpec) (Result, error) {
 	return c.update(ctx, func(s *Schema) (Result, []backend.TableID, error) {
 		if !validName.MatchString(spec.Name) {
-			return Result{}, nil, cqlerr.Invalidf("Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", spec.Name)
+			return Result{}, nil, cqlerr.Invalidf("Keyspace name must not be empty and must contain alphanumeric or underscore characters only (got \"%s\")", spec.Name)
+		}
+		if len(spec.Name) > maxKeyspaceName {
+			return Result{}, nil, cqlerr.Invalidf("Keyspace name must not be more than %d characters long (got %d characters for \"%s\")", maxKeyspaceName, len(spec.Name), spec.Name)
 		}
 		if s.Keyspaces[spec.Name] != nil {
 			if spec.IfNotExists {

@@ -82,8 +82,12 @@ func buildTable(spec TableSpec) (*Table, error) {
 	if spec.CompactStorage {
 		return nil, cqlerr.Invalidf("Compact tables are not allowed in Cassandra starting with 4.0 version.")
 	}
+	// TableMetadata.validate prefixes its messages with the table's name.
 	if !validName.MatchString(spec.Name) {
-		return nil, cqlerr.Invalidf("Table name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", spec.Name)
+		return nil, cqlerr.Configf("%s.%s: Table name must not be empty or not contain non-alphanumeric-underscore characters (got \"%s\")", spec.Keyspace, spec.Name, spec.Name)
+	}
+	if len(spec.Name) > maxTableName {
+		return nil, cqlerr.Configf("%s.%s: Table name must not be more than %d characters long (got %d characters for \"%s\")", spec.Keyspace, spec.Name, maxTableName, len(spec.Name), spec.Name)
 	}
 	declared := map[string]ColumnSpec{}
 	for _, col := range spec.Columns {

@@ -123,9 +123,13 @@ func (o *Options) set(p Property) error {
 	case "comment":
 		o.Comment = p.Value
 	case "additional_write_policy":
-		o.AdditionalWritePolicy = p.Value
+		v, err := parseSpeculativeRetry(p.Value)
+		o.AdditionalWritePolicy = v
+		return err
 	case "speculative_retry":
-		o.SpeculativeRetry = p.Value
+		v, err := parseSpeculativeRetry(p.Value)
+		o.SpeculativeRetry = v
+		return err
 	case "read_repair":
 		v := strings.ToUpper(p.Value)
 		if v != "BLOCKING" && v != "NONE" {
@@ -215,100 +219,28 @@ func parseBool(p Property) (bool, error) {
 }
 
 func (o *Options) setCaching(m map[string]string) error {
+	if unknown := unknownKeys(m, "keys", "rows_per_partition"); len(unknown) > 0 {
+		return cqlerr.Configf("Invalid caching sub-options [%s]: only 'keys' and 'rows_per_partition' are allowed", strings.Join(unknown, ", "))
+	}
 	c := map[string]string{"keys": "ALL", "rows_per_partition": "NONE"}
-	for k, v := range m {
-		switch k {
-		case "keys":
-			v = strings.ToUpper(v)
-			if v != "ALL" && v != "NONE" {
-				return cqlerr.Configf("Invalid value '%s' for caching sub-option 'keys': only 'ALL' and 'NONE' are accepted", m[k])
-			}
-			c[k] = v
-		case "rows_per_partition":
-			up := strings.ToUpper(v)
-			if up == "ALL" || up == "NONE" {
-				c[k] = up
-				continue
-			}
-			if n, err := strconv.Atoi(v); err != nil || n < 0 {
-				return cqlerr.Configf("Invalid value '%s' for caching sub-option 'rows_per_partition': only 'ALL', 'NONE' or a positive integer are accepted", v)
-			}
-			c[k] = v
-		default:
-			return cqlerr.Configf("Invalid caching sub-options %s: only 'keys' and 'rows_per_partition' are allowed", FormatStringMap(m))
+	if v, ok := m["keys"]; ok {
+		up := strings.ToUpper(v)
+		if up != "ALL" && up != "NONE" {
+			return cqlerr.Configf("Invalid value '%s' for caching sub-option 'keys': only 'ALL' and 'NONE' are allowed", v)
+		}
+		c["keys"] = up
+	}
+	if v, ok := m["rows_per_partition"]; ok {
+		up := strings.ToUpper(v)
+		if up == "ALL" || up == "NONE" {
+			c["rows_per_partition"] = up
+		} else if n, err := strconv.Atoi(v); err != nil || n < 0 {
+			return cqlerr.Configf("Invalid value '%s' for caching sub-option 'rows_per_partition': only 'ALL', 'NONE', and integer values are allowed", v)
+		} else {
+			c["rows_per_partition"] = v
 		}
 	}
 	o.Caching = c
-	return nil
-}
-
-var compactionClasses = map[string]string{
-	"SizeTieredCompactionStrategy": "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy",
-	"LeveledCompactionStrategy":    "org.apache.cassandra.db.compaction.LeveledCompactionStrategy",
-	"TimeWindowCompactionStrategy": "org.apache.cassandra.db.compaction.TimeWindowCompactionStrategy",
-	"UnifiedCompactionStrategy":    "org.apache.cassandra.db.compaction.UnifiedCompactionStrategy",
-}
-
-func (o *Options) setCompaction(m map[string]string) error {
-	class, ok := m["class"]
-	if !ok {
-		return cqlerr.Configf("Missing sub-option 'class' for the 'compaction' option.")
-	}
-	full := class
-	if !strings.Contains(class, ".") {
-		full = compactionClasses[class]
-	}
-	if full == "" || !strings.HasPrefix(full, "org.apache.cassandra.db.compaction.") {
-		return cqlerr.Configf("Unable to find compaction strategy class '%s'", class)
-	}
-	c := defaultCompaction(full)
-	for k, v := range m {
-		if k != "class" {
-			c[k] = v
-		}
-	}
-	o.Compaction = c
-	return nil
-}
-
-var compressionClasses = map[string]string{
-	"LZ4Compressor":     "org.apache.cassandra.io.compress.LZ4Compressor",
-	"SnappyCompressor":  "org.apache.cassandra.io.compress.SnappyCompressor",
-	"DeflateCompressor": "org.apache.cassandra.io.compress.DeflateCompressor",
-	"ZstdCompressor":    "org.apache.cassandra.io.compress.ZstdCompressor",
-	"NoopCompressor":    "org.apache.cassandra.io.compress.NoopCompressor",
-}
-
-func (o *Options) setCompression(m map[string]string) error {
-	if enabled, ok := m["enabled"]; ok && strings.EqualFold(enabled, "false") {
-		o.Compression = map[string]string{"enabled": "false"}
-		return nil
-	}
-	class, ok := m["class"]
-	if !ok {
-		class, ok = m["sstable_compression"]
-	}
-	if !ok {
-		return cqlerr.Configf("Missing sub-option 'class' for the 'compression' option.")
-	}
-	full := class
-	if !strings.Contains(class, ".") {
-		full = compressionClasses[class]
-	}
-	if full == "" {
-		return cqlerr.Configf("Could not create Compression for type %s", class)
-	}
-	c := map[string]string{"class": full, "chunk_length_in_kb": "16"}
-	for k, v := range m {
-		switch k {
-		case "class", "sstable_compression", "enabled":
-		case "chunk_length_kb":
-			c["chunk_length_in_kb"] = v
-		default:
-			c[k] = v
-		}
-	}
-	o.Compression = c
 	return nil
 }
 

@@ -50,8 +50,11 @@ type Column struct {
 // IsPrimaryKey reports whether c is part of the primary key.
 func (c *Column) IsPrimaryKey() bool { return c.Kind == PartitionKey || c.Kind == Clustering }
 
-// Dropped records a dropped column: cells written at or before DroppedAt
-// (microseconds) are never read again, even if the column is re-added.
+// Dropped records a dropped column, shown in system_schema.dropped_columns
+// and checked when a column of that name is added again. A re-added column
+// gets a new ColumnID, so none of the dropped column's cells is read again;
+// Cassandra would read those written after DroppedAt (microseconds), which
+// Partita does not yet do.
 type Dropped struct {
 	Type      *types.Type
 	DroppedAt int64

@@ -19,6 +19,19 @@ type partitionKey struct {
 }
 
 func newPartitionKey(t *catalog.Table, components [][]byte) (partitionKey, error) {
+	// A component too long for the composite's 2-byte length is refused
+	// with the sum of the components' lengths, as Cassandra 5.0 reports it
+	// (testdata/key_limits); otherwise the serialized key is checked.
+	if len(components) > 1 {
+		total, tooLong := 0, false
+		for _, c := range components {
+			total += len(c)
+			tooLong = tooLong || len(c) > token.MaxKeyLength
+		}
+		if tooLong {
+			return partitionKey{}, cqlerr.Invalidf("Key length of %d is longer than maximum of %d", total, token.MaxKeyLength)
+		}
+	}
 	key := token.SerializeKey(components)
 	if len(components) == 1 && len(key) == 0 {
 		return partitionKey{}, cqlerr.Invalidf("Key may not be empty")

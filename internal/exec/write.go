@@ -10,6 +10,7 @@ import (
 	"github.com/partita-db/partita/internal/catalog"
 	"github.com/partita-db/partita/internal/cqlerr"
 	"github.com/partita-db/partita/internal/plan"
+	"github.com/partita-db/partita/internal/token"
 	"github.com/partita-db/partita/internal/types"
 )
 
@@ -144,6 +145,9 @@ func (w *writeContext) mutations(m *plan.Modify) ([]backend.Mutation, error) {
 			}
 		}
 	default:
+		if err := w.checkClusteringSize(m.Clustering); err != nil {
+			return nil, err
+		}
 		prefixes, slice, err := w.clusteringPrefixes(m.Table, m.Clustering)
 		if err != nil {
 			return nil, err
@@ -166,6 +170,37 @@ func (w *writeContext) mutations(m *plan.Modify) ([]backend.Mutation, error) {
 		return nil, err
 	}
 	return append(out, entries...), nil
+}
+
+// checkClusteringSize refuses a written row whose clustering values total
+// more than 65535 bytes, as ModificationStatement.validateClustering does
+// (Cassandra 5.0: the message reports the clustering's data size, the sum
+// of its values' lengths). With IN lists the largest combination is
+// reported. Reads are not limited: a SELECT of such a key finds nothing.
+func (w *writeContext) checkClusteringSize(rs []*plan.Restriction) error {
+	total := 0
+	for _, r := range rs {
+		if r.Kind == plan.RestrictSlice {
+			return nil
+		}
+		tuples, err := w.clusteringTuples(r)
+		if err != nil {
+			return err
+		}
+		largest := 0
+		for _, tup := range tuples {
+			n := 0
+			for _, v := range tup {
+				n += len(v)
+			}
+			largest = max(largest, n)
+		}
+		total += largest
+	}
+	if total > token.MaxKeyLength {
+		return cqlerr.Invalidf("Key length of %d is longer than maximum of %d", total, token.MaxKeyLength)
+	}
+	return nil
 }
 
 func fullClusteringRestricted(m *plan.Modify) bool {
@@ -304,9 +339,6 @@ func (w *writeContext) addElements(row *backend.Row, col *catalog.Column, v []by
 			return err
 		}
 		for _, el := range elems {
-			if len(el) > maxElementKey {
-				return cqlerr.Invalidf("Set value is too long. Set values are limited to %d bytes but %d bytes value provided", maxElementKey, len(el))
-			}
 			row.Cells = append(row.Cells, attrs.cell(col.ID, elementPath(col.Type.Elems[0], el), []byte{}, w.now))
 		}
 	case types.KindMap:
@@ -315,9 +347,6 @@ func (w *writeContext) addElements(row *backend.Row, col *catalog.Column, v []by
 			return err
 		}
 		for i := range keys {
-			if len(keys[i]) > maxElementKey {
-				return cqlerr.Invalidf("Map key is too long. Map keys are limited to %d bytes but %d bytes keys provided", maxElementKey, len(keys[i]))
-			}
 			row.Cells = append(row.Cells, attrs.cell(col.ID, elementPath(col.Type.Elems[0], keys[i]), vals[i], w.now))
 		}
 	case types.KindUDT:
@@ -336,11 +365,6 @@ func (w *writeContext) addElements(row *backend.Row, col *catalog.Column, v []by
 	}
 	return nil
 }
-
-// maxElementKey bounds a set element or map key of a non-frozen collection,
-// which Cassandra stores as a cell path with a 2-byte length (Sets.java,
-// Maps.java: FBUtilities.MAX_UNSIGNED_SHORT).
-const maxElementKey = 65535
 
 // fieldPath is the cell path of a non-frozen UDT field.
 func fieldPath(i int) []byte { return binary.BigEndian.AppendUint16(nil, uint16(i)) }
