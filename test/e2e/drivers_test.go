@@ -26,9 +26,11 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// suiteTimeout bounds one driver suite; each takes seconds when healthy, and
-// a driver that cannot connect may otherwise hang on retries.
-const suiteTimeout = 5 * time.Minute
+// suiteTimeout bounds one driver suite; each takes seconds to a minute when
+// healthy (Maven compiling the Java suite the longest), and a driver that
+// cannot connect may otherwise hang on retries. It is generous because the
+// suites run beside the rest of go test ./... on two cores.
+const suiteTimeout = 12 * time.Minute
 
 // runSuite runs a driver suite against a fresh in-process node, with
 // PARTITA_HOST and PARTITA_PORT set, from the repository root. Its output

@@ -2,7 +2,10 @@ package partita;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.CqlSessionBuilder;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 
 /**
  * Connection helpers shared by the suite. The suite talks to the node at
@@ -23,8 +26,24 @@ final class Env {
 
   private Env() {}
 
+  /**
+   * The driver's defaults but for its timeouts (2 s per request, 5 s to connect): the suite runs
+   * beside others on a loaded 2-core machine, where a healthy node can take longer than that.
+   */
   static CqlSessionBuilder builder() {
+    Duration patience = Duration.ofSeconds(30);
+    DriverConfigLoader loader =
+        DriverConfigLoader.programmaticBuilder()
+            .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, patience)
+            .withDuration(DefaultDriverOption.CONNECTION_INIT_QUERY_TIMEOUT, patience)
+            .withDuration(DefaultDriverOption.CONNECTION_CONNECT_TIMEOUT, patience)
+            .withDuration(DefaultDriverOption.CONNECTION_SET_KEYSPACE_TIMEOUT, patience)
+            .withDuration(DefaultDriverOption.CONTROL_CONNECTION_TIMEOUT, patience)
+            .withDuration(DefaultDriverOption.METADATA_SCHEMA_REQUEST_TIMEOUT, patience)
+            .withDuration(DefaultDriverOption.CONTROL_CONNECTION_AGREEMENT_TIMEOUT, patience)
+            .build();
     return CqlSession.builder()
+        .withConfigLoader(loader)
         .addContactPoint(new InetSocketAddress(HOST, PORT))
         .withLocalDatacenter(DATACENTER);
   }
