@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -41,6 +42,20 @@ type Config struct {
 	// (native_transport_max_request_data_in_flight, _per_ip).
 	MaxRequestDataInFlight      int64
 	MaxRequestDataInFlightPerIP int64
+	// Connection timeouts: between frames (native_transport_idle_timeout;
+	// 0 disables it), from a frame's first byte to its last
+	// (native_transport_frame_read_timeout), and for a client that takes
+	// none of its replies (native_transport_write_timeout); and the reply
+	// bytes queued per connection before it is not read
+	// (native_transport_max_queued_reply_bytes). All but the first are
+	// Partita's.
+	IdleTimeout         time.Duration
+	FrameReadTimeout    time.Duration
+	WriteTimeout        time.Duration
+	MaxQueuedReplyBytes int64
+	// PreparedStatementsCacheSize bounds the estimated memory of the
+	// prepared statements kept (prepared_statements_cache_size).
+	PreparedStatementsCacheSize int64
 	// Tombstones read by one query before a warning and before failing
 	// (tombstone_warn_threshold, tombstone_failure_threshold).
 	TombstoneWarnThreshold    int
@@ -74,6 +89,10 @@ type Config struct {
 	SplitMaxConcurrent     int
 	SplitBytesPerSecond    int64
 	SplitStrategy          string
+	// TraceProbability is the fraction of requests traced without the
+	// client asking, 0 to 1 (trace_probability, as nodetool
+	// settraceprobability sets it in Cassandra).
+	TraceProbability float64
 }
 
 // file is the YAML file's shape. Pointers tell an absent or null option
@@ -87,6 +106,11 @@ type file struct {
 	NativeTransportMaxFrameSize                *string   `yaml:"native_transport_max_frame_size"`
 	NativeTransportMaxRequestDataInFlight      *string   `yaml:"native_transport_max_request_data_in_flight"`
 	NativeTransportMaxRequestDataInFlightPerIP *string   `yaml:"native_transport_max_request_data_in_flight_per_ip"`
+	NativeTransportIdleTimeout                 *string   `yaml:"native_transport_idle_timeout"`
+	NativeTransportFrameReadTimeout            *string   `yaml:"native_transport_frame_read_timeout"`
+	NativeTransportWriteTimeout                *string   `yaml:"native_transport_write_timeout"`
+	NativeTransportMaxQueuedReplyBytes         *string   `yaml:"native_transport_max_queued_reply_bytes"`
+	PreparedStatementsCacheSize                *string   `yaml:"prepared_statements_cache_size"`
 	TombstoneWarnThreshold                     *int      `yaml:"tombstone_warn_threshold"`
 	TombstoneFailureThreshold                  *int      `yaml:"tombstone_failure_threshold"`
 	BatchSizeWarnThreshold                     *string   `yaml:"batch_size_warn_threshold"`
@@ -104,6 +128,7 @@ type file struct {
 	SplitMaxConcurrent                         *int      `yaml:"split_max_concurrent"`
 	SplitBytesPerSecond                        *string   `yaml:"split_bytes_per_second"`
 	SplitStrategy                              *string   `yaml:"split_strategy"`
+	TraceProbability                           *float64  `yaml:"trace_probability"`
 }
 
 // optionFields maps each option name to its field index in file.
@@ -158,24 +183,28 @@ func yamlErrorText(err error) string {
 func Default() Config {
 	e := engine.DefaultConfig()
 	return Config{
-		ClusterName:                 e.ClusterName,
-		DataDir:                     "./partita-data",
-		RPCAddress:                  "127.0.0.1",
-		NativeTransportPort:         9042,
-		MaxFrameSize:                server.DefaultMaxFrameSize,
-		MaxRequestDataInFlight:      server.DefaultMaxRequestDataInFlight,
-		MaxRequestDataInFlightPerIP: server.DefaultMaxRequestDataInFlightPerIP,
-		TombstoneWarnThreshold:      e.TombstoneWarnThreshold,
-		TombstoneFailureThreshold:   e.TombstoneFailureThreshold,
-		BatchSizeWarnThreshold:      e.BatchSizeWarnThresholdBytes,
-		BatchSizeFailThreshold:      e.BatchSizeFailThresholdBytes,
+		ClusterName:                                e.ClusterName,
+		DataDir:                                    "./partita-data",
+		RPCAddress:                                 "127.0.0.1",
+		NativeTransportPort:                        9042,
+		MaxFrameSize:                               server.DefaultMaxFrameSize,
+		MaxRequestDataInFlight:                     server.DefaultMaxRequestDataInFlight,
+		MaxRequestDataInFlightPerIP:                server.DefaultMaxRequestDataInFlightPerIP,
+		FrameReadTimeout:                           server.DefaultFrameReadTimeout,
+		WriteTimeout:                               server.DefaultWriteTimeout,
+		MaxQueuedReplyBytes:                        server.DefaultMaxQueuedReplyBytes,
+		PreparedStatementsCacheSize:                e.PreparedCacheBytes,
+		TombstoneWarnThreshold:                     e.TombstoneWarnThreshold,
+		TombstoneFailureThreshold:                  e.TombstoneFailureThreshold,
+		BatchSizeWarnThreshold:                     e.BatchSizeWarnThresholdBytes,
+		BatchSizeFailThreshold:                     e.BatchSizeFailThresholdBytes,
 		UnloggedBatchAcrossPartitionsWarnThreshold: e.UnloggedBatchAcrossPartitionsWarn,
-		HTTPAddress:   "127.0.0.1:9180",
-		DataCenter:    e.DataCenter,
-		Rack:          e.Rack,
-		MaxPageBytes:  e.MaxPageBytes,
-		CommitlogSync: CommitlogSyncBatch,
-		LogLevel:      "info",
+		HTTPAddress:                                "127.0.0.1:9180",
+		DataCenter:                                 e.DataCenter,
+		Rack:                                       e.Rack,
+		MaxPageBytes:                               e.MaxPageBytes,
+		CommitlogSync:                              CommitlogSyncBatch,
+		LogLevel:                                   "info",
 
 		SplitEnabled:           e.Split.Enabled,
 		SplitMaxPartitionRows:  e.Split.MaxRows,
@@ -255,6 +284,9 @@ func (c *Config) apply(f *file) error {
 	}
 	setInt(&c.SplitMaxConcurrent, f.SplitMaxConcurrent)
 	setString(&c.SplitStrategy, f.SplitStrategy)
+	if f.TraceProbability != nil {
+		c.TraceProbability = *f.TraceProbability
+	}
 	for _, s := range []struct {
 		name string
 		dst  *int64
@@ -264,6 +296,8 @@ func (c *Config) apply(f *file) error {
 		{"split_bytes_per_second", &c.SplitBytesPerSecond, f.SplitBytesPerSecond},
 		{"native_transport_max_request_data_in_flight", &c.MaxRequestDataInFlight, f.NativeTransportMaxRequestDataInFlight},
 		{"native_transport_max_request_data_in_flight_per_ip", &c.MaxRequestDataInFlightPerIP, f.NativeTransportMaxRequestDataInFlightPerIP},
+		{"native_transport_max_queued_reply_bytes", &c.MaxQueuedReplyBytes, f.NativeTransportMaxQueuedReplyBytes},
+		{"prepared_statements_cache_size", &c.PreparedStatementsCacheSize, f.PreparedStatementsCacheSize},
 	} {
 		if s.src == nil {
 			continue
@@ -273,6 +307,24 @@ func (c *Config) apply(f *file) error {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
 		*s.dst = n
+	}
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+		src  *string
+	}{
+		{"native_transport_idle_timeout", &c.IdleTimeout, f.NativeTransportIdleTimeout},
+		{"native_transport_frame_read_timeout", &c.FrameReadTimeout, f.NativeTransportFrameReadTimeout},
+		{"native_transport_write_timeout", &c.WriteTimeout, f.NativeTransportWriteTimeout},
+	} {
+		if d.src == nil {
+			continue
+		}
+		v, err := ParseDuration(*d.src)
+		if err != nil {
+			return fmt.Errorf("%s: %w", d.name, err)
+		}
+		*d.dst = v
 	}
 	sizes := []struct {
 		name string
@@ -339,6 +391,22 @@ func (c *Config) Validate() error {
 	if c.MaxRequestDataInFlightPerIP <= 0 {
 		fail("native_transport_max_request_data_in_flight_per_ip", "must be positive")
 	}
+	if c.IdleTimeout < 0 {
+		fail("native_transport_idle_timeout", "must not be negative")
+	}
+	for _, o := range []struct {
+		name string
+		v    int64
+	}{
+		{"native_transport_frame_read_timeout", int64(c.FrameReadTimeout)},
+		{"native_transport_write_timeout", int64(c.WriteTimeout)},
+		{"native_transport_max_queued_reply_bytes", c.MaxQueuedReplyBytes},
+		{"prepared_statements_cache_size", c.PreparedStatementsCacheSize},
+	} {
+		if o.v <= 0 {
+			fail(o.name, "must be positive")
+		}
+	}
 	if c.MaxPageBytes <= 0 {
 		fail("max_page_bytes", "must be positive")
 	}
@@ -349,6 +417,9 @@ func (c *Config) Validate() error {
 	case "auto", "range", "hash":
 	default:
 		fail("split_strategy", "must be auto, range or hash")
+	}
+	if !(c.TraceProbability >= 0 && c.TraceProbability <= 1) {
+		fail("trace_probability", "must be between 0 and 1")
 	}
 	if c.TombstoneWarnThreshold < 0 {
 		fail("tombstone_warn_threshold", "must not be negative")
@@ -429,12 +500,14 @@ func (c *Config) Engine() engine.Config {
 	e.BatchSizeFailThresholdBytes = c.BatchSizeFailThreshold
 	e.UnloggedBatchAcrossPartitionsWarn = c.UnloggedBatchAcrossPartitionsWarnThreshold
 	e.MaxPageBytes = c.MaxPageBytes
+	e.PreparedCacheBytes = c.PreparedStatementsCacheSize
 	e.Split.Enabled = c.SplitEnabled
 	e.Split.MaxRows = c.SplitMaxPartitionRows
 	e.Split.MaxBytes = c.SplitMaxPartitionBytes
 	e.Split.MaxConcurrent = c.SplitMaxConcurrent
 	e.Split.BytesPerSecond = c.SplitBytesPerSecond
 	e.Split.Strategy = c.SplitStrategy
+	e.TraceProbability = c.TraceProbability
 	return e
 }
 
@@ -445,5 +518,9 @@ func (c *Config) Server() server.Config {
 	s.MaxFrameSize = c.MaxFrameSize
 	s.MaxRequestDataInFlight = c.MaxRequestDataInFlight
 	s.MaxRequestDataInFlightPerIP = c.MaxRequestDataInFlightPerIP
+	s.IdleTimeout = c.IdleTimeout
+	s.FrameReadTimeout = c.FrameReadTimeout
+	s.WriteTimeout = c.WriteTimeout
+	s.MaxQueuedReplyBytes = c.MaxQueuedReplyBytes
 	return s
 }

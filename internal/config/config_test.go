@@ -124,6 +124,7 @@ unlogged_batch_across_partitions_warn_threshold: 3
 data_center: dc2
 rack: r9
 max_page_bytes: 1MiB
+trace_probability: 0.5
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +134,8 @@ max_page_bytes: 1MiB
 		e.RPCAddress.String() != "10.1.2.3" || e.NativePort != 19042 ||
 		e.TombstoneWarnThreshold != 10 || e.TombstoneFailureThreshold != 20 ||
 		e.BatchSizeWarnThresholdBytes != 1024 || e.BatchSizeFailThresholdBytes != 2048 ||
-		e.UnloggedBatchAcrossPartitionsWarn != 3 || e.MaxPageBytes != 1<<20 || e.PreparedCacheSize == 0 {
+		e.UnloggedBatchAcrossPartitionsWarn != 3 || e.MaxPageBytes != 1<<20 || e.PreparedCacheSize == 0 ||
+		e.TraceProbability != 0.5 {
 		t.Fatalf("engine config %+v", e)
 	}
 	if s := c.Server(); s.MaxFrameSize != 32<<20 || s.MaxInFlightPerConn == 0 {

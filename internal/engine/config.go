@@ -28,8 +28,13 @@ type Config struct {
 	UnloggedBatchAcrossPartitionsWarn int
 	// MaxPageBytes bounds the bytes of one result page.
 	MaxPageBytes int
-	// PreparedCacheSize bounds the number of prepared statements kept.
-	PreparedCacheSize int
+	// PreparedCacheSize bounds the number of prepared statements kept, and
+	// PreparedCacheBytes their estimated memory (prepared_statements_cache_size;
+	// Cassandra's default is max(10 MiB, heap/256), Partita's a fixed
+	// DefaultPreparedCacheBytes). A statement larger than the whole cache
+	// is refused, as in Cassandra.
+	PreparedCacheSize  int
+	PreparedCacheBytes int64
 	// Split is the server-wide partition split policy; SplitTick is how
 	// often the detector and the data movement run (0: never in the
 	// background).
@@ -39,7 +44,18 @@ type Config struct {
 	// GCPartitionsPerStep partitions (0: never).
 	GCInterval          time.Duration
 	GCPartitionsPerStep int
+	// TraceProbability is the fraction of requests traced without the
+	// client asking (nodetool settraceprobability); 0 traces none.
+	// Completed sessions are kept in memory, at most TraceMaxSessions of
+	// them in about TraceMaxBytes, each for TraceTTL (trace.go).
+	TraceProbability float64
+	TraceMaxSessions int
+	TraceMaxBytes    int
+	TraceTTL         time.Duration
 }
+
+// DefaultPreparedCacheBytes is the default of Config.PreparedCacheBytes.
+const DefaultPreparedCacheBytes = 64 << 20
 
 // DefaultConfig returns Cassandra's defaults for one node.
 func DefaultConfig() Config {
@@ -57,9 +73,14 @@ func DefaultConfig() Config {
 		UnloggedBatchAcrossPartitionsWarn: 10,
 		MaxPageBytes:                      8 << 20,
 		PreparedCacheSize:                 10000,
+		PreparedCacheBytes:                DefaultPreparedCacheBytes,
 		Split:                             split.DefaultPolicy(),
 		SplitTick:                         time.Second,
 		GCInterval:                        10 * time.Second,
 		GCPartitionsPerStep:               2000,
+		TraceMaxSessions:                  1000,
+		TraceMaxBytes:                     16 << 20,
+		// tracetype_query_ttl: 1d (cassandra.yaml).
+		TraceTTL: 24 * time.Hour,
 	}
 }

@@ -26,6 +26,7 @@ type Engine struct {
 	node     systables.Node
 	prepared *preparedCache
 	clock    monotonicClock
+	traces   *traceStore
 
 	mu        sync.Mutex
 	listeners []func(*catalog.Change)
@@ -46,7 +47,7 @@ const (
 // Open builds an engine on b: it loads the schema, registers the system
 // keyspaces and the node's identity (host id and tokens, kept in b).
 func Open(ctx context.Context, b backend.Backend, cfg Config) (*Engine, error) {
-	e := &Engine{cfg: cfg, backend: b, prepared: newPreparedCache(cfg.PreparedCacheSize)}
+	e := &Engine{cfg: cfg, backend: b, prepared: newPreparedCache(cfg.PreparedCacheSize, cfg.PreparedCacheBytes), traces: newTraceStore(cfg)}
 	layer, err := split.New(ctx, b)
 	if err != nil {
 		return nil, err
@@ -105,7 +106,7 @@ func Open(ctx context.Context, b backend.Backend, cfg Config) (*Engine, error) {
 }
 
 func (e *Engine) systemEnv() *systables.Env {
-	return &systables.Env{Schema: e.catalog.Current(), Node: e.node, Partita: partitaSource{e}}
+	return &systables.Env{Schema: e.catalog.Current(), Node: e.node, Partita: partitaSource{e}, Traces: e.traces}
 }
 
 // Catalog returns the engine's catalog.

@@ -65,6 +65,10 @@ func (e *Engine) runSchema(ctx context.Context, p plan.Statement) (*Result, erro
 // Batch runs a BATCH request.
 func (s *Session) Batch(ctx context.Context, b *BatchRequest) (*Result, error) {
 	e := s.engine
+	ctx, tr := e.traceBatch(ctx, b)
+	if tr != nil {
+		defer e.finishTrace(tr)
+	}
 	e.writeGate.RLock()
 	defer e.writeGate.RUnlock()
 	ks := s.Keyspace()

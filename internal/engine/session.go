@@ -41,6 +41,14 @@ func (s *Session) setKeyspace(ks string) {
 
 // Query runs one statement given as text (QUERY).
 func (s *Session) Query(ctx context.Context, query string, opts *Options) (*Result, error) {
+	ctx, tr := s.engine.traceQuery(ctx, query, opts)
+	if tr != nil {
+		defer s.engine.finishTrace(tr)
+	}
+	trace := exec.TraceFrom(ctx)
+	if trace != nil {
+		trace.Event("Parsing " + query)
+	}
 	stmt, err := parser.Parse(query)
 	if err != nil {
 		return nil, err
@@ -50,6 +58,9 @@ func (s *Session) Query(ctx context.Context, query string, opts *Options) (*Resu
 		defer s.engine.writeGate.RUnlock()
 	}
 	ks := s.Keyspace()
+	if trace != nil {
+		trace.Event("Preparing statement")
+	}
 	p, err := plan.Plan(stmt, s.engine.catalog.Current(), ks)
 	if err != nil {
 		return nil, err
@@ -69,6 +80,11 @@ func isWrite(stmt ast.Statement) bool {
 
 // Prepare prepares a statement (PREPARE).
 func (s *Session) Prepare(ctx context.Context, query string) (*Result, error) {
+	ctx, tr := s.engine.tracePrepare(ctx, query)
+	if tr != nil {
+		defer s.engine.finishTrace(tr)
+		tr.trace.Event("Parsing " + query)
+	}
 	stmt, err := parser.Parse(query)
 	if err != nil {
 		return nil, err
@@ -79,6 +95,9 @@ func (s *Session) Prepare(ctx context.Context, query string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.engine.prepared.tooLarge(query); err != nil {
+		return nil, err
+	}
 	id := statementID(ks, query)
 	s.engine.prepared.put(&prepared{id: id, query: query, keyspace: ks, stmt: stmt, schema: schema, plan: p})
 	return preparedResult(id, p), nil
@@ -87,6 +106,10 @@ func (s *Session) Prepare(ctx context.Context, query string) (*Result, error) {
 // Execute runs a prepared statement (EXECUTE).
 func (s *Session) Execute(ctx context.Context, id []byte, opts *Options) (*Result, error) {
 	ps := s.engine.prepared.get(id)
+	ctx, tr := s.engine.traceExecute(ctx, ps, opts)
+	if tr != nil {
+		defer s.engine.finishTrace(tr)
+	}
 	if ps == nil {
 		return nil, cqlerr.NewUnprepared(id)
 	}
@@ -240,13 +263,37 @@ func (e *Engine) runSelect(ctx context.Context, p *plan.Select, opts *Options, f
 	// Every GROUP BY query counts as an aggregation query here, with or
 	// without aggregates (SelectStatement.execute: aggregationSpecFactory).
 	if p.Selection.Aggregate || p.GroupBy {
-		if p.IsKeyRange {
+		if restricted, in := partitionKeyRestrictions(p); !restricted {
 			res.Warnings = append(res.Warnings, "Aggregation query used without partition key")
-		} else if hasIN(p.PartitionKey) {
+		} else if in {
 			res.Warnings = append(res.Warnings, "Aggregation query used on multiple partition keys (IN restriction)")
 		}
 	}
 	return res, nil
+}
+
+// partitionKeyRestrictions reports whether a SELECT restricts token() or
+// any partition key column, by any relation and whether or not it then
+// filters (StatementRestrictions.hasPartitionKeyRestrictions), and whether
+// a partition key column has an IN of several values (keyIsInRelation).
+// A key that is not completely restricted by EQ/IN makes the query a key
+// range, and the plan keeps its relations among the row filters or as the
+// index expression.
+func partitionKeyRestrictions(p *plan.Select) (restricted, in bool) {
+	if !p.IsKeyRange {
+		return true, hasIN(p.PartitionKey)
+	}
+	restricted = p.Token != nil
+	for _, r := range append(append([]*plan.Restriction(nil), p.Filters...), p.IndexValue) {
+		if r == nil || r.OnToken || r.Multi || r.Columns[0].Kind != catalog.PartitionKey {
+			continue
+		}
+		restricted = true
+		if r.Kind == plan.RestrictIN && hasIN([][]*plan.Term{r.Values}) {
+			in = true
+		}
+	}
+	return restricted, in
 }
 
 // rowsOrVoid is the RESULT of a write: Void, or the rows of a conditional

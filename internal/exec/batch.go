@@ -178,7 +178,16 @@ func (x *Executor) apply(ctx context.Context, muts []backend.Mutation) error {
 	if len(muts) == 0 {
 		return nil
 	}
-	return x.store.Apply(ctx, &backend.WriteBatch{Mutations: muts})
+	tr := TraceFrom(ctx)
+	if tr == nil {
+		return x.store.Apply(ctx, &backend.WriteBatch{Mutations: muts})
+	}
+	traceApply(tr, len(muts))
+	err := x.store.Apply(ctx, &backend.WriteBatch{Mutations: muts})
+	if err == nil {
+		tr.Event("Synced WAL")
+	}
+	return err
 }
 
 // conditionalBatch checks every statement's conditions against the data as

@@ -71,6 +71,10 @@ func (r *selectRun) runIndex(ctx context.Context, state *pagingState) error {
 	if s.slices, err = r.slices(); err != nil {
 		return err
 	}
+	tr := TraceFrom(ctx)
+	if tr != nil {
+		tr.Event("Index used: " + r.p.Index.Name)
+	}
 	kind := r.p.IndexValue.Columns[0].Kind
 	s.partitionEntries = kind == catalog.Static || kind == catalog.PartitionKey
 	ranges, err := s.ranges()
@@ -91,6 +95,10 @@ func (r *selectRun) runIndex(ctx context.Context, state *pagingState) error {
 		if err := r.endPartition(); err != nil {
 			return err
 		}
+	}
+	if tr != nil {
+		// The base rows read, over every partition the entries named.
+		traceReadStats(tr, r.liveRows, r.tombstones)
 	}
 	if len(s.stale) > 0 {
 		return r.x.apply(ctx, s.stale)

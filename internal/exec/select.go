@@ -83,6 +83,9 @@ func (x *Executor) Select(ctx context.Context, p *plan.Select, req *Request) (*R
 	if r.filters, err = ev.compileFilters(p.Filters); err != nil {
 		return nil, err
 	}
+	if err = ev.checkSubscripts(p.Selection.Selectors); err != nil {
+		return nil, err
+	}
 	r.pageSize = req.PageSize
 	if p.Table.Virtual {
 		// System tables are generated whole and runVirtual keeps no
@@ -281,6 +284,10 @@ func resumeSlices(slices []backend.Slice, last []byte, reverse bool) []backend.S
 }
 
 func (r *selectRun) readPartition(ctx context.Context, k partitionKey, slices []backend.Slice) error {
+	tr := TraceFrom(ctx)
+	if tr != nil {
+		traceSinglePartition(tr, r.x, r.p.Table.Name, k)
+	}
 	it, err := r.x.store.Read(ctx, backend.ReadCommand{Partition: k.logical.Physical(backend.HomeShard),
 		Slices: slices, Reverse: r.p.Reversed, Static: r.wantStatic, Now: r.now})
 	if err != nil {
@@ -298,6 +305,10 @@ func (r *selectRun) readPartition(ctx context.Context, k partitionKey, slices []
 	}
 	if err := it.Err(); err != nil {
 		return err
+	}
+	if tr != nil {
+		st := it.Stats()
+		traceReadStats(tr, st.LiveRows, st.Tombstones)
 	}
 	if err := r.checkTombstones(it.Stats()); err != nil {
 		return err
@@ -328,6 +339,10 @@ func (r *selectRun) runRange(ctx context.Context, state *pagingState) error {
 			return err
 		}
 		inside = slices
+	}
+	tr := TraceFrom(ctx)
+	if tr != nil {
+		tr.Eventf("Scanning token range %s on %s", tokenRangeText(cmd), t.Name)
 	}
 	it, err := r.x.store.Scan(ctx, cmd)
 	if err != nil {
@@ -374,6 +389,10 @@ func (r *selectRun) runRange(ctx context.Context, state *pagingState) error {
 	}
 	if err := it.Err(); err != nil {
 		return err
+	}
+	if tr != nil {
+		st := it.Stats()
+		traceReadStats(tr, st.LiveRows, st.Tombstones)
 	}
 	if err := r.checkTombstones(it.Stats()); err != nil {
 		return err

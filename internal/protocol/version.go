@@ -2,17 +2,28 @@ package protocol
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/partita-db/partita/internal/cqlerr"
 )
 
-// UnsupportedVersionMessage is the text of the version negotiation error.
-// It is Cassandra 3.x's wording, not 4.x's ("supported versions are
-// (...)"): gocql v2 parses the greatest version out of exactly this
-// ending, Python looks for "unsupported protocol version" and Node for
-// "Invalid or unsupported protocol version" (reference §1.4).
+// SupportedVersions lists the protocol versions the server speaks, in
+// Cassandra's "<number>/<description>" form (transport/ProtocolVersion.java
+// toString), as SUPPORTED's PROTOCOL_VERSIONS and the version error show it.
+var SupportedVersions = []string{"4/v4"}
+
+// UnsupportedVersionMessage is the text of the version negotiation error:
+// Cassandra 4/5's wording (transport/ProtocolVersion.java
+// invalidVersionMessage) with Partita's set of versions, so that it never
+// names a version the server refuses. Drivers negotiate down without
+// parsing the list: gocql takes the version byte of the reply's header
+// (0x84) when its 3.x pattern ("the lowest supported version is ...") does
+// not match, Python looks for "unsupported protocol version", and the Java
+// and Node drivers for "Invalid or unsupported protocol version", then try
+// their next lower version (reference §1.4).
 func UnsupportedVersionMessage(version byte) string {
-	return fmt.Sprintf("Invalid or unsupported protocol version (%d); the lowest supported version is 3 and the greatest is 4", version)
+	return fmt.Sprintf("Invalid or unsupported protocol version (%d); supported versions are (%s)",
+		version, strings.Join(SupportedVersions, ", "))
 }
 
 // AppendVersionError appends the reply to a request of an unsupported

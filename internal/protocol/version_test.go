@@ -8,8 +8,10 @@ import (
 )
 
 func TestVersionError(t *testing.T) {
-	// Reference §1.4: 0x84, stream 0, ERROR, code 0x000A and the 3.x text.
-	msg := "Invalid or unsupported protocol version (5); the lowest supported version is 3 and the greatest is 4"
+	// Reference §1.4: 0x84, stream 0, ERROR, code 0x000A and Cassandra's
+	// text (transport/ProtocolVersion.java invalidVersionMessage) listing
+	// only v4, the one version Partita speaks.
+	msg := "Invalid or unsupported protocol version (5); supported versions are (4/v4)"
 	want := bytes.Join([][]byte{
 		unhex(t, `84 00 0000 00`),
 		appendInt(nil, int32(4+2+len(msg))),

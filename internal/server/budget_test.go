@@ -119,6 +119,9 @@ func TestRequestBudgetThrowOnOverload(t *testing.T) {
 			t.Fatalf("got %q\nwant %q", e.Message, want)
 		}
 	}
+	// The refusals come from the reader, so the third admitted request may
+	// still be on its way to the engine when they arrive.
+	waitFor(t, "three requests executing", func() bool { return ts.eng.inFlight.Load() >= 3 })
 	if got := ts.eng.inFlight.Load(); got != 3 {
 		t.Fatalf("%d requests executing, want 3", got)
 	}

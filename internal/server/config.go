@@ -31,10 +31,25 @@ type Config struct {
 	// from that connection until a request finishes.
 	MaxInFlightPerConn int
 	// IdleTimeout, when positive, closes a connection that sends nothing
-	// for that long, or does not take a reply for that long. Drivers send
-	// OPTIONS as a heartbeat every 30 s or less, so a value above a minute
-	// only closes dead peers.
+	// between frames for that long (cassandra.yaml
+	// native_transport_idle_timeout; 0, the default as in Cassandra,
+	// disables it). Drivers send OPTIONS as a heartbeat every 30 s or less,
+	// so a value above a minute only closes dead peers.
 	IdleTimeout time.Duration
+	// FrameReadTimeout bounds the time from the first byte of a request
+	// frame to its last (default 60 s), so that a client that sends part of
+	// a frame, or one byte a second, does not hold its connection and its
+	// request memory forever; past it the connection is closed. Time spent
+	// waiting for request-budget room (invariant 7) is not counted.
+	FrameReadTimeout time.Duration
+	// WriteTimeout closes a connection whose client takes none of the
+	// bytes of its replies for that long (default 30 s): the deadline is
+	// renewed for every writeChunk bytes written.
+	WriteTimeout time.Duration
+	// MaxQueuedReplyBytes bounds the bytes of encoded replies waiting for a
+	// connection's writer (default 8 MiB): while more are queued the
+	// connection is not read (invariant 8).
+	MaxQueuedReplyBytes int64
 	// Metrics receives the server's metrics; nil keeps them on a private
 	// registry that nobody scrapes.
 	Metrics *metrics.Metrics
@@ -46,12 +61,16 @@ const (
 	DefaultMaxInFlightPerConn          = 128
 	DefaultMaxRequestDataInFlight      = 128 << 20
 	DefaultMaxRequestDataInFlightPerIP = 32 << 20
+	DefaultFrameReadTimeout            = 60 * time.Second
+	DefaultWriteTimeout                = 30 * time.Second
+	DefaultMaxQueuedReplyBytes         = 8 << 20
 )
 
 // DefaultConfig returns the default configuration.
 func DefaultConfig() Config {
 	return Config{MaxFrameSize: DefaultMaxFrameSize, MaxInFlightPerConn: DefaultMaxInFlightPerConn,
-		MaxRequestDataInFlight: DefaultMaxRequestDataInFlight, MaxRequestDataInFlightPerIP: DefaultMaxRequestDataInFlightPerIP}
+		MaxRequestDataInFlight: DefaultMaxRequestDataInFlight, MaxRequestDataInFlightPerIP: DefaultMaxRequestDataInFlightPerIP,
+		FrameReadTimeout: DefaultFrameReadTimeout, WriteTimeout: DefaultWriteTimeout, MaxQueuedReplyBytes: DefaultMaxQueuedReplyBytes}
 }
 
 // withDefaults fills the zero fields. A frame limit below the header size
@@ -69,6 +88,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxRequestDataInFlightPerIP <= 0 {
 		c.MaxRequestDataInFlightPerIP = DefaultMaxRequestDataInFlightPerIP
+	}
+	if c.FrameReadTimeout <= 0 {
+		c.FrameReadTimeout = DefaultFrameReadTimeout
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = DefaultWriteTimeout
+	}
+	if c.MaxQueuedReplyBytes <= 0 {
+		c.MaxQueuedReplyBytes = DefaultMaxQueuedReplyBytes
 	}
 	if c.Metrics == nil {
 		c.Metrics = metrics.New()

@@ -89,6 +89,25 @@ type conn struct {
 	events atomic.Uint32
 	// stopping asks the reader to stop (Shutdown).
 	stopping atomic.Bool
+	// inFrame is set while the reader is in the middle of a frame, under
+	// FrameReadTimeout; reader goroutine only.
+	inFrame bool
+	// queuedReplies counts the bytes of replies queued and not yet written
+	// (invariant 8); runningRequests the requests admitted to run whose
+	// reply is not queued yet, and replyEstimate the expected size of one
+	// such reply (queueReply). room wakes the reader and workers waiting
+	// for them to fall (awaitReplyRoom); roomWaiting is room.waited
+	// readable without the lock, so that a wake-up takes the lock only when
+	// someone waits.
+	queuedReplies   atomic.Int64
+	runningRequests atomic.Int64
+	replyEstimate   atomic.Int64
+	room            struct {
+		sync.Mutex
+		changed chan struct{}
+		waited  bool
+	}
+	roomWaiting atomic.Bool
 
 	evMu struct {
 		sync.Mutex
@@ -116,6 +135,12 @@ func newConn(s *Server, nc net.Conn) *conn {
 	}
 	c.ctx, c.cancel = context.WithCancel(s.baseCtx)
 	c.takeForFrame = c.takeFrameBytes
+	c.room.changed = make(chan struct{})
+	// Until replies are seen, each is assumed large: a connection's first
+	// burst of requests may not fill the queue many times over before the
+	// first large reply teaches the estimate. Small replies decay it to the
+	// floor (expectedReplies) within about 25 replies.
+	c.replyEstimate.Store(s.cfg.MaxQueuedReplyBytes / 8)
 	return c
 }
 
@@ -161,19 +186,20 @@ func (c *conn) abort() {
 // reply to send before closing, or nil.
 func (c *conn) readLoop() *frameBuf {
 	br := bufio.NewReaderSize(c.nc, readBufferSize)
-	idle := c.srv.cfg.IdleTimeout
 	for {
-		if idle > 0 {
-			c.nc.SetReadDeadline(time.Now().Add(idle))
+		if !c.awaitReplyRoom(c.roomToRead) {
+			return nil
 		}
-		// After the deadline is set, so that stopReading's deadline is
-		// never overwritten unnoticed.
-		if c.stopping.Load() {
+		if ok, err := c.awaitFrame(br); !ok {
+			if err != nil {
+				return c.readFailed(err)
+			}
 			return nil
 		}
 		f, held, err := c.readRequest(br)
 		if err != nil {
 			if refused := overloadRefusal(err); refused != nil {
+				c.inFrame = false
 				// No room, and the client asked to be told (invariant 7);
 				// its body was skipped, the connection goes on.
 				c.log.Debug("request refused: overloaded", "length", f.Header.Length)
@@ -181,8 +207,9 @@ func (c *conn) readLoop() *frameBuf {
 				c.send(c.errorFrame(f.Header.Stream, refused))
 				continue
 			}
-			return c.readFailed(err)
+			return c.readFailed(err) // inFrame still tells what timed out
 		}
+		c.inFrame = false
 		c.srv.metrics.received(protocol.HeaderSize + len(f.Body))
 		if !c.dispatch(f, held) {
 			return nil
@@ -219,12 +246,22 @@ func overloadRefusal(err error) *cqlerr.Error {
 
 // takeFrameBytes is ReadBody's take for the frame being read.
 func (c *conn) takeFrameBytes(n int) error {
-	if err := c.takeRequestBytes(int64(n)); err != nil {
+	waited, err := c.takeRequestBytes(int64(n))
+	if err != nil {
 		return err
+	}
+	// Waiting for budget room is the server's doing, not the client's: the
+	// frame's read timeout starts again.
+	if waited && !c.armFrameDeadline() {
+		c.srv.budget.release(c.ip, int64(n))
+		return errStopping
 	}
 	c.frameHeld += int64(n)
 	return nil
 }
+
+// errStopping ends a frame's read when Shutdown asked the reader to stop.
+var errStopping = errors.New("server: connection stopping")
 
 // takeRequestBytes takes n bytes of the request budget for the frame being
 // read, as Cassandra's pre-v5 pipeline does (transport/PreV5Handlers.java
@@ -232,19 +269,20 @@ func (c *conn) takeFrameBytes(n int) error {
 // THROW_ON_OVERLOAD gets an Overloaded error for this request; any other is
 // not read further until there is room or its own requests have finished;
 // and a connection with no request executing takes the bytes regardless,
-// so that every client makes progress however the budget is shared.
-func (c *conn) takeRequestBytes(n int64) error {
+// so that every client makes progress however the budget is shared. It
+// reports whether it had to wait.
+func (c *conn) takeRequestBytes(n int64) (waited bool, err error) {
 	b := c.srv.budget
 	for paused := false; ; paused = true {
 		ok, freed := b.tryReserve(c.ip, n)
 		switch {
 		case ok:
-			return nil
+			return paused, nil
 		case c.throwOnOverload:
-			return b.overloaded(c.ip)
+			return paused, b.overloaded(c.ip)
 		case c.executing.Load() == 0:
 			b.force(c.ip, n)
-			return nil
+			return paused, nil
 		}
 		if !paused {
 			c.log.Debug("request data in flight at its limit; not reading until requests finish")
@@ -252,7 +290,7 @@ func (c *conn) takeRequestBytes(n int64) error {
 		select {
 		case <-freed:
 		case <-c.ctx.Done():
-			return c.ctx.Err()
+			return paused, c.ctx.Err()
 		}
 	}
 }
@@ -296,6 +334,9 @@ func (c *conn) readFailed(err error) *frameBuf {
 	case errors.Is(err, protocol.ErrTruncatedFrame):
 		c.log.Debug("client went away in the middle of a frame")
 	case c.stopping.Load():
+	case errors.As(err, &ne) && ne.Timeout() && c.inFrame:
+		c.log.Info("closing connection: request frame not received in time",
+			"frame_read_timeout", c.srv.cfg.FrameReadTimeout)
 	case errors.As(err, &ne) && ne.Timeout():
 		c.log.Info("closing idle connection", "idle_timeout", c.srv.cfg.IdleTimeout)
 	default:
@@ -307,9 +348,11 @@ func (c *conn) readFailed(err error) *frameBuf {
 // send queues a frame for the writer. If the writer has gone (the socket
 // failed), the frame is dropped.
 func (c *conn) send(fb *frameBuf) {
+	c.queueReply(fb)
 	select {
 	case c.out <- fb:
 	case <-c.writerDone:
+		c.replyWritten(len(fb.b))
 		putFrameBuf(fb)
 	}
 }
@@ -319,7 +362,7 @@ func (c *conn) send(fb *frameBuf) {
 // are ready together leave in one write.
 func (c *conn) writeLoop() {
 	defer close(c.writerDone)
-	bw := bufio.NewWriterSize(c.nc, writeBufferSize)
+	bw := bufio.NewWriterSize(deadlineWriter{nc: c.nc, timeout: c.srv.cfg.WriteTimeout}, writeBufferSize)
 	for {
 		open := true
 		select {
@@ -335,9 +378,6 @@ func (c *conn) writeLoop() {
 			// replies so one write carries them all.
 			runtime.Gosched()
 			open = c.writeQueued(bw)
-		}
-		if timeout := c.srv.cfg.IdleTimeout; timeout > 0 {
-			c.nc.SetWriteDeadline(time.Now().Add(timeout))
 		}
 		if err := bw.Flush(); err != nil {
 			c.writeFailed(err)
@@ -366,6 +406,7 @@ func (c *conn) writeQueued(bw *bufio.Writer) bool {
 func (c *conn) write(bw *bufio.Writer, fb *frameBuf) bool {
 	n, err := bw.Write(fb.b)
 	c.srv.metrics.sent(n)
+	c.replyWritten(len(fb.b))
 	putFrameBuf(fb)
 	if err != nil {
 		c.writeFailed(err)

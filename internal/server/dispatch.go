@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"runtime/debug"
 	"strconv"
@@ -29,7 +30,7 @@ func isEngineRequest(op protocol.Opcode) bool {
 func (c *conn) dispatch(f protocol.Frame, held int64) bool {
 	start := time.Now()
 	if !c.ready || !isEngineRequest(f.Header.Opcode) {
-		c.handle(f, start, c.connectionRequest)
+		c.handle(f, start, nil, c.connectionRequest)
 		c.srv.budget.release(c.ip, held)
 		return true
 	}
@@ -80,13 +81,22 @@ func (c *conn) runJob(j engineJob) {
 		c.srv.metrics.inFlight(-1)
 		c.handlers.Done()
 	}()
-	c.handle(j.f, j.start, c.engineRequest)
+	if !c.awaitReplyRoom(c.admitRun) {
+		return // torn down: no reply could be written
+	}
+	defer c.replyQueued()
+	tr := tracingRequested(j.f, c.ip)
+	c.handle(j.f, j.start, tr, func(req protocol.Request) (protocol.Response, []string) {
+		return c.engineRequest(withTracing(c.ctx, tr), req)
+	})
 }
 
 // handle decodes f, runs it and queues the reply on f's stream. A
 // malformed frame gets a Protocol error; a panic in run is logged with its
-// stack and answered with a Server error (invariant 4).
-func (c *conn) handle(f protocol.Frame, start time.Time, run func(protocol.Request) (protocol.Response, []string)) {
+// stack and answered with a Server error (invariant 4). tr is the
+// request's tracing, nil when untraced; its session id, once the engine
+// set it, goes back in the response.
+func (c *conn) handle(f protocol.Frame, start time.Time, tr *engine.TraceRequest, run func(protocol.Request) (protocol.Response, []string)) {
 	stream, op := f.Header.Stream, f.Header.Opcode
 	var (
 		resp     protocol.Response
@@ -105,7 +115,7 @@ func (c *conn) handle(f protocol.Frame, start time.Time, run func(protocol.Reque
 		}
 		resp, warnings = run(req)
 	}()
-	c.reply(stream, op, resp, warnings, start)
+	c.reply(stream, op, resp, protocol.ResponseEnvelope{Warnings: warnings, TracingID: tracingID(tr)}, start)
 }
 
 // recovered logs a handler's panic and returns the Server error that
@@ -117,10 +127,11 @@ func (c *conn) recovered(op protocol.Opcode, r any) protocol.Response {
 	return protocol.NewErrorMessage(cqlerr.Serverf("Unexpected error while handling %s: %v", op, r))
 }
 
-// reply encodes resp on stream, with warnings, and queues it.
-func (c *conn) reply(stream int16, op protocol.Opcode, resp protocol.Response, warnings []string, start time.Time) {
+// reply encodes resp on stream, with the envelope's warnings and tracing
+// id, and queues it.
+func (c *conn) reply(stream int16, op protocol.Opcode, resp protocol.Response, env protocol.ResponseEnvelope, start time.Time) {
 	fb := getFrameBuf()
-	fb.b, resp = c.encode(fb.b, stream, op, resp, warnings)
+	fb.b, resp = c.encode(fb.b, stream, op, resp, env)
 	if e, ok := resp.(*protocol.ErrorMessage); ok {
 		c.srv.metrics.sentError(e.Err)
 		if e.Err != nil && e.Err.Code == cqlerr.ServerError {
@@ -135,15 +146,15 @@ func (c *conn) reply(stream int16, op protocol.Opcode, resp protocol.Response, w
 
 // encode appends the response frame. Encoders do not panic on any value
 // the engine can build, but should one, the client still gets an answer.
-func (c *conn) encode(dst []byte, stream int16, op protocol.Opcode, resp protocol.Response, warnings []string) (out []byte, sent protocol.Response) {
+func (c *conn) encode(dst []byte, stream int16, op protocol.Opcode, resp protocol.Response, env protocol.ResponseEnvelope) (out []byte, sent protocol.Response) {
 	start := len(dst)
 	defer func() {
 		if r := recover(); r != nil {
 			sent = c.recovered(op, r)
-			out = protocol.AppendResponse(dst[:start], stream, sent, protocol.ResponseEnvelope{})
+			out = protocol.AppendResponse(dst[:start], stream, sent, protocol.ResponseEnvelope{TracingID: env.TracingID})
 		}
 	}()
-	return protocol.AppendResponse(dst, stream, resp, protocol.ResponseEnvelope{Warnings: warnings}), resp
+	return protocol.AppendResponse(dst, stream, resp, env), resp
 }
 
 // connectionRequest answers the messages that concern the connection
@@ -216,7 +227,7 @@ func protocolError(format string, args ...any) *protocol.ErrorMessage {
 }
 
 // engineRequest runs QUERY, PREPARE, EXECUTE or BATCH on the session.
-func (c *conn) engineRequest(req protocol.Request) (protocol.Response, []string) {
+func (c *conn) engineRequest(ctx context.Context, req protocol.Request) (protocol.Response, []string) {
 	var (
 		res  *engine.Result
 		err  error
@@ -226,15 +237,15 @@ func (c *conn) engineRequest(req protocol.Request) (protocol.Response, []string)
 	case *protocol.Query:
 		opts := engineOptions(&r.Params)
 		skip = opts.SkipMetadata
-		res, err = c.sess.Query(c.ctx, r.Query, &opts)
+		res, err = c.sess.Query(ctx, r.Query, &opts)
 	case *protocol.Prepare:
-		res, err = c.sess.Prepare(c.ctx, r.Query)
+		res, err = c.sess.Prepare(ctx, r.Query)
 	case *protocol.Execute:
 		opts := engineOptions(&r.Params)
 		skip = opts.SkipMetadata
-		res, err = c.sess.Execute(c.ctx, r.ID, &opts)
+		res, err = c.sess.Execute(ctx, r.ID, &opts)
 	case *protocol.Batch:
-		res, err = c.sess.Batch(c.ctx, engineBatch(r))
+		res, err = c.sess.Batch(ctx, engineBatch(r))
 	default:
 		return c.connectionRequest(req)
 	}

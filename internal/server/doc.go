@@ -53,4 +53,13 @@
 //     executing always reads on, so the budget can be passed by at most one
 //     frame per such connection, and only with bytes its client really
 //     sent; no waiting reader waits on another one.
+//  8. The replies waiting for a connection's writer are bounded by
+//     Config.MaxQueuedReplyBytes, give or take one reply: the reader reads
+//     no frame, and a worker runs no request, while the queued replies and
+//     those the running requests are expected to add (awaitReplyRoom)
+//     would pass it; the first request runs whenever the queue is within
+//     it. The expectation is an estimate, so a burst of replies larger than
+//     the connection's recent ones can pass the bound by the number of
+//     requests running times their excess. A client that takes no reply
+//     bytes for WriteTimeout is disconnected, which frees them all.
 package server

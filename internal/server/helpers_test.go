@@ -78,7 +78,7 @@ func rowsResult() *engine.Result {
 // Query answers by the first word of the text:
 //
 //	void, rows, paged, use <ks>, create <ks>, warn, invalid, exists,
-//	plain-error, panic, nil, sleep <ms>, block
+//	plain-error, panic, nil, sleep <ms>, block, big <bytes>
 func (s *fakeSession) Query(ctx context.Context, query string, opts *engine.Options) (*engine.Result, error) {
 	s.e.record(opts, nil)
 	word, arg, _ := strings.Cut(query, " ")
@@ -119,6 +119,12 @@ func (s *fakeSession) Query(ctx context.Context, query string, opts *engine.Opti
 		ms = min(max(ms, 0), 50)
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 		return &engine.Result{Kind: engine.ResultVoid}, nil
+	case "big":
+		// One row whose text value is <bytes> long (at most 4 MiB).
+		n, _ := strconv.Atoi(arg)
+		r := rowsResult()
+		r.Rows = [][][]byte{{{0, 0, 0, 1}, make([]byte, min(max(n, 0), 4<<20))}}
+		return r, nil
 	case "block":
 		n := s.e.inFlight.Add(1)
 		for {
@@ -192,6 +198,13 @@ type testServer struct {
 
 func startServer(t testing.TB, cfg Config) *testServer {
 	t.Helper()
+	return startServerWrapped(t, cfg, nil)
+}
+
+// startServerWrapped is startServer with the listener passed through wrap
+// (when not nil) before Serve gets it.
+func startServerWrapped(t testing.TB, cfg Config, wrap func(net.Listener) net.Listener) *testServer {
+	t.Helper()
 	ts := &testServer{eng: newFakeEngine(), logs: &syncBuffer{}, metrics: metrics.New(), serveErr: make(chan error, 1)}
 	cfg.Metrics = ts.metrics
 	logger := slog.New(slog.NewTextHandler(ts.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -201,6 +214,9 @@ func startServer(t testing.TB, cfg Config) *testServer {
 		t.Fatal(err)
 	}
 	ts.addr = ln.Addr().String()
+	if wrap != nil {
+		ln = wrap(ln)
+	}
 	go func() { ts.serveErr <- ts.srv.Serve(ln) }()
 	t.Cleanup(func() {
 		close(ts.eng.release)

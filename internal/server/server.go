@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/partita-db/partita/internal/catalog"
@@ -77,7 +78,7 @@ func supportedOptions() *protocol.Supported {
 	return &protocol.Supported{Options: map[string][]string{
 		protocol.StartupCQLVersion:         {"3.4.5"},
 		protocol.StartupCompression:        {},
-		protocol.SupportedProtocolVersions: {"4/v4"},
+		protocol.SupportedProtocolVersions: protocol.SupportedVersions,
 	}}
 }
 
@@ -90,26 +91,55 @@ func (s *Server) Serve(ln net.Listener) error {
 		return ErrServerClosed
 	}
 	defer s.untrackListener(ln)
-	var backoff time.Duration
+	var (
+		backoff  time.Duration
+		failures int
+	)
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
 			if s.closing() {
 				return ErrServerClosed
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				// Out of file descriptors and the like: wait, as net/http does.
-				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-				s.log.Warn("accept failed; retrying", "err", err, "delay", backoff)
-				time.Sleep(backoff)
-				continue
+			if !temporaryAcceptError(err) {
+				return err
 			}
-			return err
+			// Out of file descriptors and the like: the listener is fine,
+			// wait for connections to close, as net/http does (5 ms
+			// doubling to 1 s). Logged once per burst, not per attempt.
+			if failures == 0 {
+				s.log.Warn("accept failed; retrying with backoff", "err", err)
+			}
+			failures++
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			time.Sleep(backoff)
+			continue
 		}
-		backoff = 0
+		if failures > 0 {
+			s.log.Info("accepting again", "failed_accepts", failures)
+		}
+		backoff, failures = 0, 0
 		s.startConn(nc)
 	}
+}
+
+// temporaryAcceptError reports whether Accept failed for a reason that
+// leaves the listener usable: a timeout, or a resource the process or the
+// system ran out of for now (EMFILE, ENFILE, ENOBUFS, ENOMEM), or a
+// connection the peer dropped before it was accepted (ECONNABORTED,
+// ECONNRESET), or an interrupted or would-block call (EINTR, EAGAIN): what
+// accept(2) lists as transient, and syscall.Errno.Temporary's set.
+func temporaryAcceptError(err error) bool {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		switch errno {
+		case syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM,
+			syscall.ECONNABORTED, syscall.ECONNRESET, syscall.EINTR, syscall.EAGAIN:
+			return true
+		}
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // Shutdown stops accepting connections and reading requests, lets the

@@ -53,7 +53,7 @@ func Keyspaces() []*catalog.Keyspace {
 		catalog.NewBuiltinKeyspace(SchemaKeyspace, false, local(), schemaTables()...),
 		catalog.NewBuiltinKeyspace(AuthKeyspace, false, simple("1")),
 		catalog.NewBuiltinKeyspace(DistributedKeyspace, false, simple("3")),
-		catalog.NewBuiltinKeyspace(TracesKeyspace, false, simple("2")),
+		catalog.NewBuiltinKeyspace(TracesKeyspace, false, simple("2"), tracesTables()...),
 		catalog.NewBuiltinKeyspace(ViewsKeyspace, true, local()),
 		catalog.NewBuiltinKeyspace(VirtualSchemaKeyspace, true, local(), virtualSchemaTables()...),
 		catalog.NewBuiltinKeyspace(PartitaKeyspace, true, local(), partitaTables()...),

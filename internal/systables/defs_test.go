@@ -236,6 +236,23 @@ rows_read bigint regular
 rows_written bigint regular
 split text regular
 tombstones bigint regular`},
+		// tracing/TraceKeyspace.java, as Cassandra 5.0.6 describes them.
+		{"system_traces", "sessions", `session_id uuid partition_key
+client inet regular
+command text regular
+coordinator inet regular
+coordinator_port int regular
+duration int regular
+parameters map<text, text> regular
+request text regular
+started_at timestamp regular`},
+		{"system_traces", "events", `session_id uuid partition_key
+event_id timeuuid clustering
+activity text regular
+source inet regular
+source_elapsed int regular
+source_port int regular
+thread text regular`},
 	}
 	seen := map[string]bool{}
 	for _, tc := range tests {

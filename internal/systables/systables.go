@@ -15,6 +15,8 @@ type Env struct {
 	Node   Node
 	// Partita provides the system_partita tables (nil: they are empty).
 	Partita PartitaSource
+	// Traces provides the system_traces tables (nil: they are empty).
+	Traces TracesSource
 }
 
 // renderer fills in every row of one built-in table, in any order.
@@ -44,6 +46,9 @@ var renderers = map[string]renderer{
 	"system_partita.splits":           splitsRows,
 	"system_partita.split_history":    splitHistoryRows,
 	"system_partita.large_partitions": largePartitionsRows,
+
+	"system_traces.sessions": traceSessionsRows,
+	"system_traces.events":   traceEventsRows,
 }
 
 // Answers reports whether Rows can render table t.
