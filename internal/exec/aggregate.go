@@ -75,6 +75,9 @@ func (a *aggregation) openGroup(r *selectRun, v *rowView) error {
 	a.first = make([][]byte, len(sels))
 	for i, s := range sels {
 		a.accs[i] = newAccumulator(s)
+		if a.accs[i] == nil && s.IsAggregate() {
+			a.accs[i] = newNestedAcc(s, r.ev) // functions of aggregates
+		}
 		if v != nil && !s.IsAggregate() {
 			val, err := r.ev.selectValue(s, v)
 			if err != nil {
@@ -93,6 +96,12 @@ func (a *aggregation) openGroup(r *selectRun, v *rowView) error {
 func (a *aggregation) accumulate(r *selectRun, v *rowView) error {
 	for i, s := range a.p.Selection.Visible() {
 		if a.accs[i] == nil {
+			continue
+		}
+		if ra, ok := a.accs[i].(rowAccumulator); ok {
+			if err := ra.addRow(r.ev, v); err != nil {
+				return err
+			}
 			continue
 		}
 		var val []byte

@@ -13,16 +13,12 @@ func (e *evaluator) selectValue(s *plan.Selector, v *rowView) ([]byte, error) {
 	switch s.Kind {
 	case plan.SelColumn:
 		return v.value(s.Column), nil
-	case plan.SelWriteTime:
-		if c := v.cell(s.Column); c != nil {
-			return types.EncodeInt(types.Bigint, c.Timestamp)
-		}
-		return nil, nil
-	case plan.SelTTL:
-		if c := v.cell(s.Column); c != nil && c.TTL > 0 {
-			return types.EncodeInt(types.Int, max(c.LocalDeletionTime-v.now, 0))
-		}
-		return nil, nil
+	case plan.SelWriteTime, plan.SelMaxWriteTime, plan.SelTTL:
+		return e.selectTimes(s, v)
+	case plan.SelElement:
+		return e.selectElement(s, v)
+	case plan.SelSlice:
+		return e.selectSlice(s, v)
 	case plan.SelConst:
 		val, _, err := e.eval(s.Term)
 		return val, err
@@ -46,17 +42,25 @@ func (e *evaluator) selectValue(s *plan.Selector, v *rowView) ([]byte, error) {
 		return functions.Cast(s.Args[0].Type, s.Type, val)
 	case plan.SelField:
 		val, err := e.selectValue(s.Args[0], v)
-		if err != nil || val == nil {
-			return nil, err
-		}
-		fields, err := types.DecodeTuple(s.Args[0].Type, val)
 		if err != nil {
 			return nil, err
 		}
-		if s.Field < len(fields) {
-			return fields[s.Field], nil
-		}
-		return nil, nil
+		return fieldOf(s, val)
 	}
 	return nil, cqlerr.Serverf("selector kind %d outside an aggregation", s.Kind)
+}
+
+// fieldOf selects the field of s from the UDT value val.
+func fieldOf(s *plan.Selector, val []byte) ([]byte, error) {
+	if val == nil {
+		return nil, nil
+	}
+	fields, err := types.DecodeTuple(s.Args[0].Type, val)
+	if err != nil {
+		return nil, err
+	}
+	if s.Field < len(fields) {
+		return fields[s.Field], nil
+	}
+	return nil, nil
 }

@@ -445,7 +445,9 @@ func (p *planner) planSetAssignment(t *catalog.Table, c *catalog.Column, a ast.A
 		}
 		switch {
 		case c.Type.IsCounter():
-			v, err := p.binder.prepareTerm(a.Value, receiver{t.Keyspace, t.Name, c.Name, types.Bigint})
+			// The column is the receiver (Operation.Addition.prepare): a
+			// literal reads as a long, an operation must return a counter.
+			v, err := p.binder.prepareTerm(a.Value, receiver{t.Keyspace, t.Name, c.Name, types.Counter})
 			return Operation{Kind: kind, Column: c, Value: v}, err
 		case c.Type.IsCollection() && c.Type.IsMultiCell():
 			valueRecv := recv

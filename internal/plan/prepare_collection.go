@@ -133,6 +133,10 @@ func (b *binder) prepareUDT(e *ast.UDTLiteral, recv receiver) (*Term, error) {
 
 func (b *binder) prepareTuple(elems []ast.Expr, e ast.Expr, recv receiver) (*Term, error) {
 	t := recv.Type
+	if len(elems) == 1 && t.Kind != types.KindTuple {
+		// One term in parentheses, not a tuple (Tuples.Literal.prepare).
+		return b.prepareTerm(elems[0], recv)
+	}
 	if t.Kind != types.KindTuple {
 		return nil, cqlerr.Invalidf("Invalid tuple type literal for %s of type %s", recv.Name, recv.Type)
 	}

@@ -48,15 +48,8 @@ func (b *binder) prepareTerm(e ast.Expr, recv receiver) (*Term, error) {
 	switch e := e.(type) {
 	case *ast.Literal:
 		return literalTerm(e.Kind, e.Text, recv)
-	case *ast.Negation:
-		if lit, ok := e.Operand.(*ast.Literal); ok && (lit.Kind == ast.LitInteger || lit.Kind == ast.LitFloat || lit.Kind == ast.LitInfinity || lit.Kind == ast.LitNaN) {
-			text := "-" + lit.Text
-			if strings.HasPrefix(lit.Text, "-") {
-				text = lit.Text[1:]
-			}
-			return literalTerm(lit.Kind, text, recv)
-		}
-		return nil, cqlerr.Invalidf("Arithmetic operations are not supported here: %s", e)
+	case *ast.BinaryOp, *ast.Negation:
+		return b.prepareOperationTerm(e, recv)
 	case *ast.Null:
 		return &Term{Kind: TermConst, Type: recv.Type, Text: "null"}, nil
 	case *ast.BindMarker:
@@ -133,9 +126,14 @@ func (b *binder) prepareCall(e *ast.FunctionCall, recv receiver) (*Term, error) 
 // valueCompatible reports whether values of type from can be stored in to
 // unchanged (AbstractType.isValueCompatibleWith): a timeuuid is a uuid,
 // ascii is text, a timestamp and a bigint are both 8-byte longs, a varint
-// reads any int, bigint or timestamp, and anything is a blob.
+// reads any int, bigint or timestamp, a date reads an int and a time a
+// bigint (SimpleDateType, TimeType), and anything is a blob.
 func valueCompatible(to, from *types.Type) bool {
 	switch to.Kind {
+	case types.KindDate:
+		return from.Kind == types.KindInt
+	case types.KindTime:
+		return from.Kind == types.KindBigint
 	case types.KindUUID:
 		return from.Kind == types.KindTimeuuid
 	case types.KindVarchar:
@@ -164,7 +162,7 @@ func (b *binder) resolveCall(e *ast.FunctionCall, argTypes []*types.Type) (*func
 	}
 	var candidates []*functions.Func
 	for _, f := range overloads {
-		if len(f.Args) == len(e.Args) && argsAssignable(f, e.Args, argTypes) {
+		if len(f.Args) == len(e.Args) && b.argsAssignable(f, e.Args, argTypes) {
 			candidates = append(candidates, f)
 		}
 	}
@@ -177,7 +175,7 @@ func (b *binder) resolveCall(e *ast.FunctionCall, argTypes []*types.Type) (*func
 		return nil, nil, cqlerr.Invalidf("Invalid call to function %s, none of its type signatures match (known type signatures: %s)",
 			name, signatures(overloads))
 	case len(candidates) > 1:
-		candidates = exactMatches(candidates, e.Args, argTypes)
+		candidates = b.exactMatches(candidates, e.Args, argTypes)
 		if len(candidates) != 1 {
 			return nil, nil, cqlerr.Invalidf("Ambiguous call to function %s (can be matched by following signatures: %s): use type casts to disambiguate",
 				name, signatures(candidates))
@@ -203,7 +201,7 @@ func signatures(fs []*functions.Func) string {
 	return strings.Join(parts, ", ")
 }
 
-func argsAssignable(f *functions.Func, args []ast.Expr, known []*types.Type) bool {
+func (b *binder) argsAssignable(f *functions.Func, args []ast.Expr, known []*types.Type) bool {
 	for i, a := range args {
 		if known != nil && known[i] != nil {
 			if !known[i].Equal(f.Args[i]) && !valueCompatible(f.Args[i], known[i]) {
@@ -211,14 +209,14 @@ func argsAssignable(f *functions.Func, args []ast.Expr, known []*types.Type) boo
 			}
 			continue
 		}
-		if assignability(a, f.Args[i]) == types.NotAssignable {
+		if b.termAssignment(a, f.Args[i]) == types.NotAssignable {
 			return false
 		}
 	}
 	return true
 }
 
-func exactMatches(fs []*functions.Func, args []ast.Expr, known []*types.Type) []*functions.Func {
+func (b *binder) exactMatches(fs []*functions.Func, args []ast.Expr, known []*types.Type) []*functions.Func {
 	var out []*functions.Func
 	for _, f := range fs {
 		exact := true
@@ -227,7 +225,7 @@ func exactMatches(fs []*functions.Func, args []ast.Expr, known []*types.Type) []
 				exact = exact && known[i].Equal(f.Args[i])
 				continue
 			}
-			exact = exact && assignability(a, f.Args[i]) == types.ExactMatch
+			exact = exact && b.termAssignment(a, f.Args[i]) == types.ExactMatch
 		}
 		if exact {
 			out = append(out, f)
@@ -241,10 +239,6 @@ func assignability(e ast.Expr, t *types.Type) types.Assignment {
 	switch e := e.(type) {
 	case *ast.Literal:
 		return types.LiteralAssignment(t, literalKinds[e.Kind], e.Text)
-	case *ast.Negation:
-		if lit, ok := e.Operand.(*ast.Literal); ok {
-			return types.LiteralAssignment(t, literalKinds[lit.Kind], "-"+lit.Text)
-		}
 	case *ast.Null, *ast.BindMarker:
 		return types.WeaklyAssignable
 	case *ast.FunctionCall:

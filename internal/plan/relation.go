@@ -276,7 +276,11 @@ func (b *binder) mapElementRestriction(t *catalog.Table, rel *ast.MapElementRela
 	if !c.Type.IsMultiCell() {
 		return nil, cqlerr.Invalidf("Map-entry equality predicates on frozen map column %s are not supported", c.Name)
 	}
-	if rel.Op != ast.OpEq {
+	switch rel.Op {
+	case ast.OpEq:
+	case ast.OpLt, ast.OpLte, ast.OpGt, ast.OpGte:
+		return nil, cqlerr.Invalidf("Only EQ relations are supported on map entries")
+	default:
 		return nil, cqlerr.Invalidf("Unsupported \"%s\" relation: %s", operatorText(rel.Op), rel)
 	}
 	k, err := b.prepareTerm(rel.Key, receiver{t.Keyspace, t.Name, "key(" + c.Name + ")", c.Type.Elems[0]})

@@ -14,16 +14,19 @@ import (
 type SelectorKind uint8
 
 const (
-	SelColumn    SelectorKind = iota // the value of Column
-	SelFunc                          // Func applied to Args
-	SelWriteTime                     // writetime(Column)
-	SelTTL                           // ttl(Column)
-	SelCountRows                     // count(*)
-	SelAggregate                     // Aggregate over Args[0]
-	SelConst                         // a constant Term
-	SelToken                         // token(partition key)
-	SelCast                          // Args[0] cast to Type
-	SelField                         // UDT field Field of Args[0]
+	SelColumn       SelectorKind = iota // the value of Column
+	SelFunc                             // Func applied to Args
+	SelWriteTime                        // writetime(Args[0]), Args[0] reading Column
+	SelTTL                              // ttl(Args[0]), Args[0] reading Column
+	SelCountRows                        // count(*)
+	SelAggregate                        // Aggregate over Args[0]
+	SelConst                            // a constant Term
+	SelToken                            // token(partition key)
+	SelCast                             // Args[0] cast to Type
+	SelField                            // UDT field Field of Args[0]
+	SelElement                          // the element Term of the map or set Args[0]
+	SelSlice                            // the elements of Args[0] from Term to SliceTo (nil: open)
+	SelMaxWriteTime                     // maxwritetime(Args[0])
 )
 
 // Selector is one item of a SELECT clause.
@@ -34,6 +37,7 @@ type Selector struct {
 	Aggregate string // count, min, max, sum, avg
 	Args      []*Selector
 	Term      *Term
+	SliceTo   *Term
 	Field     int
 	Type      *types.Type
 	// Name is the result column's name: the alias, or Cassandra's
@@ -177,66 +181,24 @@ func (b *binder) prepareSelector(t *catalog.Table, e ast.Expr, used map[*catalog
 			return nil, cqlerr.Invalidf("%s of type %s has no field %s", inner.Name, inner.Type, e.Field.Name)
 		}
 		return &Selector{Kind: SelField, Args: []*Selector{inner}, Field: i, Type: inner.Type.Elems[i], Name: inner.Name + "." + e.Field.Name}, nil
-	case *ast.Literal, *ast.Negation:
-		pt := types.PreferredType(literalKinds[literalOf(e).Kind], literalText(e))
-		if pt == nil {
-			return nil, cqlerr.Invalidf("Cannot infer type for term %s in selection clause (try using a cast to force a type)", e)
+	case *ast.ElementAccess:
+		return b.prepareElement(t, e, used)
+	case *ast.SliceAccess:
+		return b.prepareSlice(t, e, used)
+	case *ast.BinaryOp, *ast.Negation:
+		return b.prepareOperationSelector(t, e, used)
+	case *ast.TypeCast:
+		return b.prepareTypeHint(t, e, used)
+	case *ast.Literal, *ast.BindMarker, *ast.Null:
+		// A term alone has no type to take (Selectable.WithTerm without
+		// an expected type): SELECT 1 is refused, SELECT (int) 1 is not.
+		return nil, cannotInfer(termText(e))
+	case *ast.TupleLiteral:
+		if len(e.Elems) == 1 {
+			return nil, cannotInfer(selectionText(e))
 		}
-		term, err := b.prepareTerm(e, receiver{Name: e.String(), Type: pt})
-		if err != nil {
-			return nil, err
-		}
-		return &Selector{Kind: SelConst, Term: term, Type: pt, Name: e.String()}, nil
 	}
 	return nil, cqlerr.Invalidf("Unsupported selector: %s", e)
-}
-
-func literalOf(e ast.Expr) *ast.Literal {
-	if n, ok := e.(*ast.Negation); ok {
-		return n.Operand.(*ast.Literal)
-	}
-	return e.(*ast.Literal)
-}
-
-func literalText(e ast.Expr) string {
-	if n, ok := e.(*ast.Negation); ok {
-		return "-" + n.Operand.(*ast.Literal).Text
-	}
-	return e.(*ast.Literal).Text
-}
-
-func (b *binder) prepareWriteTime(t *catalog.Table, e *ast.WriteTimeOrTTL, used map[*catalog.Column]bool) (*Selector, error) {
-	ref, ok := e.Column.(*ast.ColumnRef)
-	if !ok {
-		return nil, cqlerr.Invalidf("Invalid selection %s", e)
-	}
-	c, err := column(t, ref.Name)
-	if err != nil {
-		return nil, err
-	}
-	what := strings.ToLower(e.Kind.String())
-	if c.IsPrimaryKey() {
-		return nil, cqlerr.Invalidf("Cannot use selection function %s on PRIMARY KEY part %s", what, c.Name)
-	}
-	if c.Type.IsMultiCell() {
-		return nil, cqlerr.Invalidf("Cannot use selection function %s on non-frozen %s %s", what, collectionWord(c.Type), c.Name)
-	}
-	used[c] = true
-	sel := &Selector{Column: c, Name: what + "(" + c.Name + ")"}
-	switch e.Kind {
-	case ast.MetaTTL:
-		sel.Kind, sel.Type = SelTTL, types.Int
-	default:
-		sel.Kind, sel.Type = SelWriteTime, types.Bigint
-	}
-	return sel, nil
-}
-
-func collectionWord(t *types.Type) string {
-	if t.Kind == types.KindUDT {
-		return "user type"
-	}
-	return "collection"
 }
 
 var aggregateNames = map[string]bool{"count": true, "min": true, "max": true, "sum": true, "avg": true}
@@ -270,7 +232,7 @@ func (b *binder) prepareFunctionSelector(t *catalog.Table, e *ast.FunctionCall, 
 		if err != nil {
 			return nil, err
 		}
-		args[i], argTypes[i] = s, s.Type
+		args[i], argTypes[i] = s, exactType(s)
 	}
 	f, terms, err := b.resolveCallWithKnown(e, argTypes)
 	if err != nil {
@@ -401,10 +363,14 @@ func (b *binder) prepareCast(t *catalog.Table, e *ast.Cast, used map[*catalog.Co
 // resolver's "none of its type signatures match" for system.cast_as_<to>.
 func castError(arg *Selector, to *types.Type) error {
 	var sigs, compatible []string
-	for _, k := range []types.Kind{types.KindTinyint, types.KindSmallint, types.KindInt, types.KindBigint, types.KindFloat,
-		types.KindDouble, types.KindDecimal, types.KindVarint, types.KindCounter, types.KindAscii, types.KindVarchar,
-		types.KindBoolean, types.KindBlob, types.KindUUID, types.KindTimeuuid, types.KindTimestamp, types.KindDate,
-		types.KindTime, types.KindInet, types.KindDuration} {
+	order, ok := castSourceOrder[to.Kind]
+	if !ok {
+		order = []types.Kind{types.KindTinyint, types.KindSmallint, types.KindInt, types.KindBigint, types.KindFloat,
+			types.KindDouble, types.KindDecimal, types.KindVarint, types.KindCounter, types.KindAscii, types.KindVarchar,
+			types.KindBoolean, types.KindBlob, types.KindUUID, types.KindTimeuuid, types.KindTimestamp, types.KindDate,
+			types.KindTime, types.KindInet, types.KindDuration}
+	}
+	for _, k := range order {
 		from := types.Native(k)
 		if !from.Equal(to) && functions.Castable(from, to) {
 			sig := functions.Signature("cast_as_"+to.String(), []*types.Type{from}, to)
@@ -423,6 +389,18 @@ func castError(arg *Selector, to *types.Type) error {
 	}
 	return cqlerr.Invalidf("Invalid call to function system.cast_as_%s, none of its type signatures match (known type signatures: %s)",
 		to, strings.Join(sigs, ", "))
+}
+
+// castSourceOrder is the order in which Cassandra 5.0.6 lists the
+// signatures of cast_as_text and cast_as_ascii (its function map's order),
+// read from its errors.
+var castSourceOrder = map[types.Kind][]types.Kind{
+	types.KindVarchar: {types.KindInet, types.KindCounter, types.KindFloat, types.KindTinyint, types.KindBigint,
+		types.KindUUID, types.KindInt, types.KindDecimal, types.KindTimestamp, types.KindTime, types.KindDouble,
+		types.KindTimeuuid, types.KindVarint, types.KindSmallint, types.KindBoolean, types.KindDate, types.KindAscii},
+	types.KindAscii: {types.KindDecimal, types.KindCounter, types.KindInt, types.KindFloat, types.KindInet,
+		types.KindBigint, types.KindUUID, types.KindTinyint, types.KindBoolean, types.KindTimeuuid, types.KindTime,
+		types.KindTimestamp, types.KindDate, types.KindVarint, types.KindSmallint, types.KindDouble},
 }
 
 // firstColumnName is the name of the first column a selector reads, or its

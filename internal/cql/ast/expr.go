@@ -337,11 +337,12 @@ func (l *InList) Format(buf *strings.Builder) {
 }
 
 // Format appends -operand, with a space where the two would otherwise lex
-// as one token ("--" starts a comment, "-1" is a negative number).
+// as one token or fail to lex ("--" starts a comment, "-1" is a negative
+// number, "-P1D" a duration, "-n" and "-i" start -NaN and -Infinity).
 func (n *Negation) Format(buf *strings.Builder) {
 	operand := format(n.Operand)
 	buf.WriteByte('-')
-	if operand != "" && (operand[0] == '-' || operand[0] >= '0' && operand[0] <= '9') {
+	if operand != "" && strings.ContainsRune("-0123456789nNiIP", rune(operand[0])) {
 		buf.WriteByte(' ')
 	}
 	buf.WriteString(operand)

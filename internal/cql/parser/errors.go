@@ -22,6 +22,7 @@ import (
 
 const (
 	snippetTokensBefore = 10 // ErrorCollector.FIRST_TOKEN_OFFSET
+	snippetTokensAfter  = 2  // ErrorCollector.LAST_TOKEN_OFFSET
 	maxDepth            = 64 // nesting limit for collections, tuples, functions, types, relations
 )
 
@@ -97,6 +98,16 @@ func (p *parser) snippet(t *token) string {
 	}
 	from := all[max(0, len(all)-1-snippetTokensBefore)]
 	to := all[len(all)-1]
+	if p.lookedPast == t.pos.Offset && t.pos.Offset > 0 {
+		// ErrorCollector.LAST_TOKEN_OFFSET: the snippet runs to two
+		// tokens past the offending one when the parser read them.
+		for _, a := range p.tokensAfter(t.pos.Offset, snippetTokensAfter) {
+			if a.pos.Offset > p.lookedPastEnd || a.pos.Line != to.pos.Line {
+				break
+			}
+			to = a
+		}
+	}
 	lines := javaSplitLines(p.src)
 	lineIndex := func(tk token) int { return tk.pos.Line - 1 }
 	if lineIndex(to) >= len(lines) || lineIndex(from) >= len(lines) {
@@ -111,7 +122,7 @@ func (p *parser) snippet(t *token) string {
 	if end := lastCol(to); end < len(toLine) {
 		lines[lineIndex(to)] = toLine[:end]
 	}
-	lines[lineIndex(to)] = highlight(lines[lineIndex(to)], to.pos.Col, lastCol(to))
+	lines[lineIndex(to)] = highlight(lines[lineIndex(to)], t.pos.Col, t.pos.Col+len([]rune(p.displayText(t))))
 	fromLine := lines[lineIndex(from)]
 	lines[lineIndex(from)] = fromLine[min(from.pos.Col, len(fromLine)):]
 
@@ -172,4 +183,21 @@ func (p *parser) allTokensThrough(off int) []token {
 			return all
 		}
 	}
+}
+
+// tokensAfter re-lexes the query keeping whitespace and comments and
+// returns up to n tokens after the one at byte offset off.
+func (p *parser) tokensAfter(off, n int) []token {
+	l := newLexer(p.src, true)
+	var after []token
+	for len(after) < n {
+		t := l.next()
+		if t.kind == tkEOF || t.kind == tkIllegal {
+			break
+		}
+		if t.pos.Offset > off {
+			after = append(after, t)
+		}
+	}
+	return after
 }

@@ -223,13 +223,32 @@ func (l *lexer) scanMinus(i int) token {
 			return l.emit(tkMinusEq, i+2, "")
 		}
 	}
-	if hasPrefixFold(s[i+1:], "nan") {
-		return l.emit(tkNegNaN, i+4, s[i:i+4])
-	}
-	if hasPrefixFold(s[i+1:], "infinity") {
-		return l.emit(tkNegInfinity, i+9, s[i:i+9])
+	// After '-', an n or an i commits Cassandra's lexer to -NaN or
+	// -Infinity (its prediction looks one character ahead): `-i` is not
+	// minus i but a lexical error at the first character that does not
+	// follow ("mismatched character ' ' expecting set null"); `- i` is.
+	if i+1 < len(s) {
+		switch s[i+1] {
+		case 'n', 'N':
+			return l.scanNegativeWord(i, "nan", tkNegNaN)
+		case 'i', 'I':
+			return l.scanNegativeWord(i, "infinity", tkNegInfinity)
+		}
 	}
 	return l.emit(tkMinus, i+1, "")
+}
+
+// scanNegativeWord lexes '-' then word (case-insensitive) as kind.
+func (l *lexer) scanNegativeWord(i int, word string, kind tokKind) token {
+	s := l.src
+	for k := 0; k < len(word); k++ {
+		at := i + 1 + k
+		if at >= len(s) || s[at]|0x20 != word[k] {
+			return l.illegal(at, "mismatched character "+l.charDisplay(at)+" expecting set null")
+		}
+	}
+	end := i + 1 + len(word)
+	return l.emit(kind, end, s[i:end])
 }
 
 func hasPrefixFold(s, lowerPrefix string) bool {

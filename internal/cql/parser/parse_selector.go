@@ -100,16 +100,46 @@ func (p *parser) parseSelectorModifiers(e ast.Expr) ast.Expr {
 			p.next()
 			p.enter()
 			e = &ast.FieldAccess{Pos: e.Position(), Expr: e, Field: p.parseIdent()}
-		case p.is(tkLBracket):
+		case p.is(tkLBracket) && p.subSelectionStartsAt(1):
+			// A '[' that no term follows is not a modifier: ANTLR's
+			// prediction leaves it to the enclosing rule, whose error
+			// names it (SELECT m[k] FROM t: "mismatched input '['").
 			p.next()
 			p.enter()
 			e = p.parseSubSelection(e)
 			p.expect(tkRBracket)
 		default:
+			if p.is(tkLBracket) {
+				p.declineLookahead()
+			}
 			p.depth = depth
 			return e
 		}
 	}
+}
+
+// declineLookahead records how far ANTLR looks past a '[' before it
+// declines it as a modifier, for the error's snippet: the token after it,
+// one more after '..', and one more after a name (a function call needs
+// '(').
+func (p *parser) declineLookahead() {
+	n := 1
+	if p.peek(n).kind == tkRange {
+		n++
+	}
+	if isIdent(p.peek(n)) {
+		n++
+	}
+	p.lookedPast, p.lookedPastEnd = p.cur().pos.Offset, p.peek(n).pos.Offset
+}
+
+// subSelectionStartsAt reports whether a collectionSubSelection can start
+// n tokens ahead.
+func (p *parser) subSelectionStartsAt(n int) bool {
+	if p.peek(n).kind == tkRange {
+		return p.termGroupStartsAt(n + 1)
+	}
+	return p.termGroupStartsAt(n)
 }
 
 func (p *parser) parseSubSelection(e ast.Expr) ast.Expr {

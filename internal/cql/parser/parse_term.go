@@ -2,7 +2,6 @@ package parser
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/partita-db/partita/internal/cql/ast"
 )
@@ -132,22 +131,12 @@ func (p *parser) parseTermGroup() ast.Expr {
 	return p.parseSimpleTerm()
 }
 
-// negate applies a unary minus: a numeric literal takes the sign into its
-// text (`- 1` is the literal -1, as Cassandra's newNegation folds it),
-// anything else becomes a Negation.
+// negate applies a unary minus. It is a Negation even of a numeric literal:
+// Cassandra's grammar negates `- 1` as a call of _negate on the literal 1
+// (FunctionCall.Raw.newNegation, Selectable.WithFunction.Raw.newNegation),
+// which is typed differently from the literal -1 (`- 2147483648` is a
+// bigint, and alone in a selection only the negation has a type).
 func negate(pos ast.Pos, e ast.Expr) ast.Expr {
-	if lit, ok := e.(*ast.Literal); ok {
-		switch lit.Kind {
-		case ast.LitInteger, ast.LitFloat, ast.LitDuration, ast.LitInfinity:
-			text := "-" + lit.Text
-			if t, found := strings.CutPrefix(lit.Text, "-"); found {
-				text = t
-			}
-			return &ast.Literal{Pos: pos, Kind: lit.Kind, Text: text}
-		case ast.LitNaN:
-			return &ast.Literal{Pos: pos, Kind: lit.Kind, Text: lit.Text}
-		}
-	}
 	return &ast.Negation{Pos: pos, Operand: e}
 }
 

@@ -85,6 +85,11 @@ type parser struct {
 	depth   int // current nesting of recursive rules
 	err     *cqlerr.Error
 	soft    *cqlerr.Error // first recognition error (see recognitionError)
+	// lookedPast is the offset of a token the parser declined after
+	// looking at the tokens after it up to offset lookedPastEnd, as
+	// ANTLR's prediction does; an error there shows up to two of them
+	// (see snippet).
+	lookedPast, lookedPastEnd int
 }
 
 func newParser(text string) *parser {
