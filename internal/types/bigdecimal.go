@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"strings"
 )
 
 // Decimal arithmetic as Cassandra's DecimalType does it with
@@ -32,13 +33,13 @@ var bigTen = big.NewInt(10)
 
 // Errors with Java's messages: an operation's failure quotes them.
 var (
-	ErrDecimalNaN           = errors.New("A NaN cannot be converted into a decimal")
-	ErrDecimalInfinite      = errors.New("An infinite number cannot be converted into a decimal")
-	ErrLongDivideByZero     = errors.New("/ by zero")
-	ErrBigDivideByZero      = errors.New("BigInteger divide by zero")
-	ErrDivisionByZero       = errors.New("Division by zero")
-	ErrDivisionUndefined    = errors.New("Division undefined")
-	errDecimalScaleOverflow = errors.New("Overflow")
+	ErrDecimalNaN        = errors.New("A NaN cannot be converted into a decimal")
+	ErrDecimalInfinite   = errors.New("An infinite number cannot be converted into a decimal")
+	ErrLongDivideByZero  = errors.New("/ by zero")
+	ErrBigDivideByZero   = errors.New("BigInteger divide by zero")
+	ErrDivisionByZero    = errors.New("Division by zero")
+	ErrDivisionUndefined = errors.New("Division undefined")
+	errDecimalUnderflow  = errors.New("Underflow")
 )
 
 // DecodeBigDecimal reads a serialized decimal.
@@ -95,7 +96,7 @@ func decimalDigits(u *big.Int) int64 {
 // callers only do where the division is exact.
 func scaleTo(u *big.Int, from, to int64) *big.Int {
 	switch {
-	case to == from:
+	case to == from || u.Sign() == 0:
 		return new(big.Int).Set(u)
 	case to < from:
 		return new(big.Int).Quo(u, pow10(from-to))
@@ -103,11 +104,20 @@ func scaleTo(u *big.Int, from, to int64) *big.Int {
 	return new(big.Int).Mul(u, pow10(to-from))
 }
 
-func checkScale(s int64) (int32, error) {
-	if s > math.MaxInt32 || s < math.MinInt32 {
-		return 0, errDecimalScaleOverflow
+func checkScale(s int64, u *big.Int) (int32, error) {
+	switch {
+	case s >= math.MinInt32 && s <= math.MaxInt32:
+		return int32(s), nil
+	case u.Sign() == 0:
+		// BigDecimal.checkScale clamps the scale of a zero.
+		if s > 0 {
+			return math.MaxInt32, nil
+		}
+		return math.MinInt32, nil
+	case s > 0:
+		return 0, errDecimalUnderflow
 	}
-	return int32(s), nil
+	return 0, ErrDecimalOverflow
 }
 
 // roundHalfUp returns num/den rounded half away from zero (RoundingMode
@@ -140,15 +150,65 @@ func roundToPrecision(u *big.Int, scale int64) (BigDecimal, error) {
 		u = roundHalfUp(u, pow10(drop))
 		scale -= drop
 	}
-	s, err := checkScale(scale)
+	s, err := checkScale(scale, u)
 	return BigDecimal{u, s}, err
 }
 
 // Add is BigDecimal.add(augend, MathContext(10000)).
 func (d BigDecimal) Add(o BigDecimal) (BigDecimal, error) {
+	switch {
+	case d.Unscaled.Sign() == 0 || o.Unscaled.Sign() == 0:
+		return addZero(d, o)
+	case d.Scale != o.Scale:
+		d, o = preAlign(d, o)
+	}
 	scale := max(int64(d.Scale), int64(o.Scale))
 	sum := new(big.Int).Add(scaleTo(d.Unscaled, int64(d.Scale), scale), scaleTo(o.Unscaled, int64(o.Scale), scale))
 	return roundToPrecision(sum, scale)
+}
+
+// addZero is BigDecimal.add(augend, mc) when an operand is zero: the
+// other, rounded, at the larger scale as far as the precision allows (1.00
+// + 0 is 1.00, 0E-2147483647 + 1 is 1 with 9999 zeros after the point).
+func addZero(d, o BigDecimal) (BigDecimal, error) {
+	preferred := max(int64(d.Scale), int64(o.Scale))
+	if d.Unscaled.Sign() == 0 && o.Unscaled.Sign() == 0 {
+		return BigDecimal{new(big.Int), int32(preferred)}, nil
+	}
+	if d.Unscaled.Sign() == 0 {
+		d = o
+	}
+	res, err := roundToPrecision(d.Unscaled, int64(d.Scale))
+	if err != nil || int64(res.Scale) >= preferred {
+		return res, err
+	}
+	up := min(decimalPrecision-decimalDigits(res.Unscaled), preferred-int64(res.Scale))
+	if up <= 0 {
+		return res, nil
+	}
+	return BigDecimal{scaleTo(res.Unscaled, 0, up), res.Scale + int32(up)}, nil
+}
+
+// preAlign is BigDecimal.preAlign: when the operand with the larger scale
+// lies entirely below both the other's digits and the rounded result's
+// last digit, it only decides the rounding, so a one-digit value just
+// below both replaces it. This keeps 1 + 1E-2147483647 from building a
+// number of two billion digits (the result is the same once rounded).
+func preAlign(a, b BigDecimal) (BigDecimal, BigDecimal) {
+	large, small := a, b
+	if a.Scale > b.Scale {
+		large, small = b, a
+	}
+	largeScale := int64(large.Scale)
+	estResultUlpScale := largeScale - decimalDigits(large.Unscaled) + decimalPrecision
+	smallHighDigitPos := int64(small.Scale) - decimalDigits(small.Unscaled) + 1
+	if smallHighDigitPos > largeScale+2 && smallHighDigitPos > estResultUlpScale+2 {
+		scale := max(largeScale, estResultUlpScale) + 3
+		if scale <= math.MaxInt32 {
+			small = BigDecimal{big.NewInt(int64(small.Unscaled.Sign())), int32(scale)}
+		}
+	}
+	return large, small
 }
 
 // Sub is BigDecimal.subtract(subtrahend, MathContext(10000)).
@@ -164,6 +224,16 @@ func (d BigDecimal) Mul(o BigDecimal) (BigDecimal, error) {
 // Neg is BigDecimal.negate: the scale is kept.
 func (d BigDecimal) Neg() BigDecimal { return BigDecimal{new(big.Int).Neg(d.Unscaled), d.Scale} }
 
+// maxDecimalShift bounds the power of ten a division or remainder may
+// scale an operand by. Java would go on and build the number (two billion
+// digits for 1E+2147483647 / 3) or run out of memory; past the bound the
+// operation fails instead, as an overflow.
+const maxDecimalShift = 100000
+
+// ErrDecimalOverflow is the failure of a decimal operation past
+// maxDecimalShift.
+var ErrDecimalOverflow = errors.New("Overflow")
+
 // Div is DecimalType.divide: the quotient at a scale leaving at least 32
 // significant digits (never below 32 nor the operands' scales, never above
 // 1000), rounded HALF_UP, trailing zeros stripped.
@@ -178,7 +248,11 @@ func (d BigDecimal) Div(o BigDecimal) (BigDecimal, error) {
 	}
 	// d/o at scale: d.u × 10^(scale - sl + sr) / o.u.
 	num, den := new(big.Int).Set(d.Unscaled), new(big.Int).Set(o.Unscaled)
-	if raise := scale - sl + sr; raise >= 0 {
+	raise := scale - sl + sr
+	if raise > maxDecimalShift || -raise > maxDecimalShift {
+		return BigDecimal{}, ErrDecimalOverflow
+	}
+	if raise >= 0 {
 		num.Mul(num, pow10(raise))
 	} else {
 		den.Mul(den, pow10(-raise))
@@ -207,18 +281,9 @@ func stripTrailingZeros(u *big.Int, scale int64) (BigDecimal, error) {
 	if u.Sign() == 0 {
 		return BigDecimal{new(big.Int), 0}, nil
 	}
-	u = new(big.Int).Set(u)
-	q, r := new(big.Int), new(big.Int)
-	for {
-		q.QuoRem(u, bigTen, r)
-		if r.Sign() != 0 {
-			break
-		}
-		u.Set(q)
-		scale--
-	}
-	s, err := checkScale(scale)
-	return BigDecimal{u, s}, err
+	zeros := trailingZeros(u)
+	s, err := checkScale(scale-zeros, u)
+	return BigDecimal{new(big.Int).Quo(u, pow10(zeros)), s}, err
 }
 
 // Rem is BigDecimal.remainder: d - q×o with q the integral quotient
@@ -234,7 +299,11 @@ func (d BigDecimal) Rem(o BigDecimal) (BigDecimal, error) {
 	sl, sr := int64(d.Scale), int64(o.Scale)
 	// Integral quotient, truncated: d.u×10^sr / (o.u×10^sl).
 	num, den := new(big.Int).Set(d.Unscaled), new(big.Int).Set(o.Unscaled)
-	if e := sr - sl; e >= 0 {
+	e := sr - sl
+	if e > maxDecimalShift || -e > maxDecimalShift {
+		return BigDecimal{}, ErrDecimalOverflow
+	}
+	if e >= 0 {
 		num.Mul(num, pow10(e))
 	} else {
 		den.Mul(den, pow10(-e))
@@ -256,21 +325,15 @@ func (d BigDecimal) Rem(o BigDecimal) (BigDecimal, error) {
 	scale := max(sl, qScale+sr)
 	product := scaleTo(new(big.Int).Mul(qUnscaled, o.Unscaled), qScale+sr, scale)
 	rem := new(big.Int).Sub(scaleTo(d.Unscaled, sl, scale), product)
-	s, err := checkScale(scale)
+	s, err := checkScale(scale, rem)
 	return BigDecimal{rem, s}, err
 }
 
+// trailingZeros counts the decimal zeros u ends with (none for zero).
 func trailingZeros(u *big.Int) int64 {
-	n := int64(0)
-	x := new(big.Int).Set(u)
-	q, r := new(big.Int), new(big.Int)
-	for x.Sign() != 0 {
-		q.QuoRem(x, bigTen, r)
-		if r.Sign() != 0 {
-			break
-		}
-		x.Set(q)
-		n++
+	if u.Sign() == 0 {
+		return 0
 	}
-	return n
+	digits := u.Text(10)
+	return int64(len(digits) - len(strings.TrimRight(digits, "0")))
 }
