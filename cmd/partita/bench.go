@@ -21,14 +21,17 @@ func newBenchCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Benchmark Partita through gocql, side by side with PostgreSQL and raw Pebble",
+		Short: "Benchmark Partita through gocql, side by side with PostgreSQL, Apache Cassandra and raw Pebble",
 		Long: `Runs the seed documents' workloads against Partita through gocql (prepared
 statements, --concurrency requests in flight) and reports throughput and HDR
-latency percentiles. The same requests run against a throwaway PostgreSQL
-cluster (--peer postgres, the default when PostgreSQL 15 is installed) and,
-with --pebble-floor, the same rows as raw Pebble batches; every figure is also
-printed as a ratio Partita ÷ peer. The summary goes to stdout, progress to
-stderr, results.json and charts to --out.
+latency percentiles. The same requests run against the peers --peer lists:
+a throwaway PostgreSQL cluster (postgres, the default when PostgreSQL 15 is
+installed), a throwaway single-node Apache Cassandra 5.0 started with
+scripts/cassandra.sh (cassandra: commitlog_sync batch, as durable as Partita;
+cassandra-periodic: Cassandra's default periodic commit log, write steps
+only), and, with --pebble-floor, the same rows as raw Pebble batches; every
+figure is also printed as a ratio Partita ÷ peer. The summary goes to stdout,
+progress to stderr, results.json and charts to --out.
 
 The exit code is 0 whenever the harness ran, whether or not targets were met;
 it is non-zero when the harness or a workload failed.`,
@@ -76,8 +79,10 @@ it is non-zero when the harness or a workload failed.`,
 	fl.IntVar(&o.SplitOtherRows, "split-other-rows", 0, "rows of each of the split workload's 199 other assets (default 40000, quick 50)")
 	fl.IntVar(&o.SplitMaxRows, "split-max-rows", 0, "partita.split.max_rows of the split workload's table once splitting is enabled (default 100000, quick 5000)")
 	fl.StringVar(&o.OutDir, "out", "bench-results", "directory for results.json and the charts (empty: none)")
-	fl.StringVar(&o.Peer, "peer", "", "postgres or none (default: postgres when PostgreSQL's initdb and postgres are in --postgres-bin)")
+	fl.StringVar(&o.Peer, "peer", "", "comma-separated peers: postgres, cassandra, cassandra-periodic; or none (default: postgres when PostgreSQL's initdb and postgres are in --postgres-bin)")
 	fl.StringVar(&o.PostgresBin, "postgres-bin", bench.DefaultPostgresBin, "directory of PostgreSQL's initdb and postgres")
+	fl.StringVar(&o.CassandraScript, "cassandra-script", "", "scripts/cassandra.sh, which installs and starts the Cassandra peers (default: $PARTITA_CASSANDRA_SCRIPT, else the repository's)")
+	fl.StringVar(&o.CassandraHeap, "cassandra-heap", bench.DefaultCassandraHeap, "the Cassandra peers' heap (-Xms and -Xmx)")
 	fl.BoolVar(&pebble, "pebble-floor", false, "also write every ingest step's rows as raw Pebble batches (Sync), the floor")
 	fl.StringVar(&o.CPUProfileDir, "cpuprofile", "", "directory for one CPU profile per Partita step (in-process server and driver)")
 	return cmd

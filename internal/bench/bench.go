@@ -24,7 +24,7 @@ func Run(ctx context.Context, o Options) (rep *Report, err error) {
 		return nil, err
 	}
 	defer func() { err = errors.Join(err, env.close()) }()
-	r := &runner{opts: o, inProcess: env.node != nil}
+	r := &runner{opts: o}
 	var probe string
 	for _, name := range o.Workloads {
 		w, err := buildWorkload(name, o)
@@ -39,7 +39,7 @@ func Run(ctx context.Context, o Options) (rep *Report, err error) {
 			return rep, ctx.Err()
 		}
 	}
-	rep.IngestPeakRSS = ingestPeakRSS(rep)
+	rep.IngestPeakRSS = ingestPeakRSS(rep, SystemPartita)
 	switch {
 	case env.node == nil:
 		rep.Notes = append(rep.Notes, "the server is external (--cql-addr): restart time and RSS are not measured")
@@ -53,6 +53,7 @@ func Run(ctx context.Context, o Options) (rep *Report, err error) {
 			rep.Restart = &restart
 		}
 	}
+	env.measurePeers(ctx, o, probe, rep)
 	rep.computeRatios()
 	rep.computeTargets()
 	rep.Seconds = time.Since(started).Seconds()
@@ -69,10 +70,14 @@ func settingsOf(o Options) Settings {
 	if o.CQLAddr != "" {
 		server = o.CQLAddr
 	}
-	return Settings{Workloads: o.Workloads, Quick: o.Quick, Server: server, Connections: o.Connections,
+	s := Settings{Workloads: o.Workloads, Quick: o.Quick, Server: server, Connections: o.Connections,
 		Concurrency: o.Concurrency, ReadSeconds: o.Duration.Seconds(), Rows: o.Rows, WideRows: o.WideRows,
 		TombstoneRows: o.TombstoneRows, SplitRows: o.SplitRows, SplitOther: o.SplitOtherRows, SplitMaxRows: o.SplitMaxRows,
 		SplitWindowSeconds: o.serverSplitTiming().window.Seconds(), Peer: o.Peer, PebbleFloor: o.PebbleFloor}
+	if o.hasPeer(PeerCassandra) || o.hasPeer(PeerCassandraPeriodic) {
+		s.CassandraHeap = o.CassandraHeap
+	}
+	return s
 }
 
 func writeOutputs(rep *Report, dir string) error {
@@ -93,7 +98,10 @@ type environment struct {
 	node    *node // nil when the server is external
 	dataDir string
 	pg      *pgCluster
-	systems []system
+	// systems are in systemOrder; each Cassandra peer is also in
+	// cassandras, and closing it stops its node.
+	systems    []system
+	cassandras []*cassandraSystem
 }
 
 // openSystems starts the in-process server (unless o.CQLAddr is set), the
@@ -116,12 +124,15 @@ func openSystems(ctx context.Context, o Options, peerAuto bool, rep *Report) (en
 		}
 		addr = env.node.addr
 	}
-	p, err := newPartitaSystem(ctx, addr, o.Connections)
+	p, err := newCQLSystem(ctx, SystemPartita, addr, o.Connections)
 	if err != nil {
 		return env, err
 	}
+	if env.node != nil {
+		p.pid = os.Getpid
+	}
 	env.systems = append(env.systems, p)
-	if o.Peer == PeerPostgres {
+	if o.hasPeer(PeerPostgres) {
 		if err := env.openPostgres(ctx, o); err != nil {
 			if !peerAuto {
 				return env, err
@@ -129,6 +140,9 @@ func openSystems(ctx context.Context, o Options, peerAuto bool, rep *Report) (en
 			rep.Notes = append(rep.Notes, "PostgreSQL peer left out: "+err.Error())
 			rep.Settings.Peer = PeerNone
 		}
+	}
+	if err := env.openCassandras(ctx, o); err != nil {
+		return env, err
 	}
 	if o.PebbleFloor {
 		pb, err := newPebbleSystem()
@@ -159,7 +173,7 @@ func (env *environment) close() error {
 	for _, s := range env.systems {
 		errs = append(errs, s.close())
 	}
-	env.systems = nil
+	env.systems, env.cassandras = nil, nil
 	if env.pg != nil {
 		errs = append(errs, env.pg.stop())
 		env.pg = nil
@@ -193,24 +207,18 @@ func runWorkload(ctx context.Context, r *runner, w *workload, systems []system) 
 			wr.Errors = append(wr.Errors, fmt.Sprintf("%s: %v", sys.name(), err))
 			continue
 		}
-		for _, st := range w.steps {
-			if sys.name() == SystemPebble && !st.ingest {
-				continue
-			}
-			res := r.runStep(ctx, w.name, sys, st)
-			steps[st.name].Results = append(steps[st.name].Results, &res)
-			if res.Error != "" {
-				wr.Errors = append(wr.Errors, fmt.Sprintf("%s, step %s: %s", sys.name(), st.name, res.Error))
-				break
-			}
-			if ctx.Err() != nil {
-				return wr
-			}
-			if a, ok := sys.(analyzer); ok && st.stmt.kind != kindRead && st.build == nil && res.Skipped == "" {
-				if err := a.analyze(ctx, w.tables); err != nil {
-					wr.Errors = append(wr.Errors, fmt.Sprintf("%s: %v", sys.name(), err))
-					break
-				}
+		runSteps(ctx, r, w, sys, steps, wr)
+		if ctx.Err() != nil {
+			return wr
+		}
+		if s, ok := sys.(settler); ok {
+			waited, err := s.settle(ctx)
+			if err != nil {
+				// Figures of the next system may then include this
+				// one's background work; they are still figures.
+				fmt.Fprintf(r.opts.Log, "%s after %s: %v\n", sys.name(), w.name, err)
+			} else if waited > time.Second {
+				fmt.Fprintf(r.opts.Log, "%s after %s: waited %.1f s for its compactions\n", sys.name(), w.name, waited.Seconds())
 			}
 		}
 	}
@@ -218,6 +226,30 @@ func runWorkload(ctx context.Context, r *runner, w *workload, systems []system) 
 		w.finish(wr)
 	}
 	return wr
+}
+
+// runSteps runs w's steps on sys in order, until one fails.
+func runSteps(ctx context.Context, r *runner, w *workload, sys system, steps map[string]*StepResult, wr *WorkloadResult) {
+	for _, st := range w.steps {
+		if sys.name() == SystemPebble && !st.ingest {
+			continue
+		}
+		res := r.runStep(ctx, w.name, sys, st)
+		steps[st.name].Results = append(steps[st.name].Results, &res)
+		if res.Error != "" {
+			wr.Errors = append(wr.Errors, fmt.Sprintf("%s, step %s: %s", sys.name(), st.name, res.Error))
+			return
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if a, ok := sys.(analyzer); ok && st.stmt.kind != kindRead && st.build == nil && res.Skipped == "" {
+			if err := a.analyze(ctx, w.tables); err != nil {
+				wr.Errors = append(wr.Errors, fmt.Sprintf("%s: %v", sys.name(), err))
+				return
+			}
+		}
+	}
 }
 
 func hasIngest(w *workload) bool {
@@ -241,12 +273,13 @@ func stepKind(st *step) string {
 	return "write"
 }
 
-// ingestPeakRSS is the largest RSS sampled during a Partita ingest step.
-func ingestPeakRSS(rep *Report) int64 {
+// ingestPeakRSS is the largest RSS sampled during an ingest step of
+// system.
+func ingestPeakRSS(rep *Report, system string) int64 {
 	var peak int64
 	for _, w := range rep.Workloads {
 		for _, s := range w.Steps {
-			if r := s.result(SystemPartita); r != nil {
+			if r := s.result(system); r != nil {
 				peak = max(peak, r.PeakRSS)
 			}
 		}

@@ -11,22 +11,38 @@ import (
 	"time"
 )
 
-// TestQuickRunAll runs `partita bench --workload all --quick` in-process
-// against a real Partita, with the Pebble floor and, when PostgreSQL 15 is
-// installed, the PostgreSQL peer: the smoke test that the harness works. It
-// checks that every step ran and read what the data holds, not the figures.
+// TestQuickRunAll runs `partita bench --workload all --quick --peer
+// postgres,cassandra` in-process against a real Partita, with the Pebble
+// floor, a real Apache Cassandra 5.0 node started by the harness and, when
+// PostgreSQL 15 is installed, the PostgreSQL peer: the smoke test that the
+// harness works. It checks that every step ran and read what the data
+// holds, not the figures. A Cassandra that cannot start fails the test; only
+// PARTITA_NO_CASSANDRA=1 outside CI leaves Cassandra out (as
+// test/internal/cassandra's Require does).
 func TestQuickRunAll(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every workload against a real server")
 	}
-	peer := PeerPostgres
-	if !PostgresAvailable(DefaultPostgresBin) {
-		t.Logf("no PostgreSQL in %s: running without the peer", DefaultPostgresBin)
+	var peers []string
+	if PostgresAvailable(DefaultPostgresBin) {
+		peers = append(peers, PeerPostgres)
+	} else {
+		t.Logf("no PostgreSQL in %s: running without it", DefaultPostgresBin)
+	}
+	if withoutCassandra() {
+		t.Log("PARTITA_NO_CASSANDRA=1 outside CI: running without the Cassandra peer")
+	} else {
+		peers = append(peers, PeerCassandra)
+	}
+	peer := strings.Join(peers, ",")
+	if peer == "" {
 		peer = PeerNone
 	}
 	out := t.TempDir()
 	var log bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	// Cassandra starts twice (for the run and for its restart): up to two
+	// minutes each on a loaded 2-core machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, Options{
 		Workloads: []string{"all"}, Quick: true, Duration: 300 * time.Millisecond,
@@ -62,10 +78,51 @@ func TestQuickRunAll(t *testing.T) {
 	if rep.IngestPeakRSS <= 0 {
 		t.Error("no peak RSS during ingest")
 	}
+	if strings.Contains(peer, PeerCassandra) {
+		checkCassandra(t, rep)
+	}
 	for _, f := range []string{"results.json", "throughput.png", "wide-latency.png"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s not written: %v", f, err)
 		}
+	}
+}
+
+// withoutCassandra reports whether PARTITA_NO_CASSANDRA=1 is set outside
+// CI (CI set, and neither "false" nor "0"); in CI Cassandra always runs.
+func withoutCassandra() bool {
+	ci := strings.ToLower(os.Getenv("CI"))
+	return os.Getenv("PARTITA_NO_CASSANDRA") == "1" && (ci == "" || ci == "false" || ci == "0")
+}
+
+// checkCassandra wants the Cassandra node described, its JVM's RSS and its
+// restart measured, and every target against it judged.
+func checkCassandra(t *testing.T, rep *Report) {
+	t.Helper()
+	ps := rep.PeerServers[SystemCassandra]
+	switch {
+	case ps == nil:
+		t.Fatal("no Cassandra node in the report")
+	case !strings.HasPrefix(ps.Version, "5.0.") || ps.CommitlogSync != "batch" || ps.StartMs <= 0:
+		t.Errorf("Cassandra node %+v, want 5.0.x in batch mode with its start time", ps)
+	case ps.IngestPeakRSS < 100<<20:
+		t.Errorf("the JVM's peak RSS during ingest is %s", FormatBytes(ps.IngestPeakRSS))
+	case ps.Restart == nil || ps.Restart.FirstQueryMs <= ps.Restart.OpenMs || ps.Restart.DataBytes <= 0:
+		t.Errorf("Cassandra's restart not measured: %+v (%s)", ps.Restart, ps.RestartError)
+	}
+	judged := 0
+	for _, tg := range rep.Targets {
+		if strings.HasSuffix(tg.Name, " vs cassandra") {
+			judged++
+			if tg.Met == nil {
+				t.Errorf("target %s not judged: %s", tg.Name, tg.Verdict)
+			}
+		}
+	}
+	// Three ingests, three reads of the widest partition, the tombstones
+	// slice, start and memory.
+	if judged != 9 {
+		t.Errorf("%d targets against Cassandra, want 9: %+v", judged, rep.Targets)
 	}
 }
 
@@ -74,8 +131,10 @@ func TestQuickRunAll(t *testing.T) {
 func checkStep(t *testing.T, workload string, s *StepResult, peer string) {
 	t.Helper()
 	want := []string{SystemPartita}
-	if peer == PeerPostgres {
-		want = append(want, SystemPostgres)
+	for _, p := range strings.Split(peer, ",") {
+		if p != PeerNone {
+			want = append(want, p)
+		}
 	}
 	if s.Kind == "write" && !strings.HasPrefix(s.Name, "seed") && workload != WorkloadSplit {
 		want = append(want, SystemPebble)
@@ -95,10 +154,16 @@ func checkStep(t *testing.T, workload string, s *StepResult, peer string) {
 			t.Errorf("%s %s on %s: no figures: %+v", workload, s.Name, sys, r)
 		case r.Mismatches > 0:
 			t.Errorf("%s %s on %s: %d of %d reads returned an unexpected number of rows", workload, s.Name, sys, r.Mismatches, r.Requests)
+		case (r.ServerErrors > 0 || r.Resent > 0) && sys == SystemPartita:
+			// A peer may give up on requests (Cassandra's contended
+			// compare-and-set); Partita must not.
+			t.Errorf("%s %s on Partita: %d requests given up, %d sent again: %s", workload, s.Name, r.ServerErrors, r.Resent, r.FirstServerError)
 		}
 	}
-	if peer == PeerPostgres && s.partita() != nil && s.result(SystemPostgres).ok() && len(s.Ratios[SystemPostgres]) == 0 {
-		t.Errorf("%s %s: no ratios to PostgreSQL", workload, s.Name)
+	for _, sys := range want[1:] {
+		if sys != SystemPebble && s.partita() != nil && s.result(sys).ok() && len(s.Ratios[sys]) == 0 {
+			t.Errorf("%s %s: no ratios to %s", workload, s.Name, sys)
+		}
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 // systemsInOrder lists the systems with results, Partita first.
 func (r *Report) systemsInOrder() []string {
 	var out []string
-	for _, sys := range []string{SystemPartita, SystemPostgres, SystemPebble} {
+	for _, sys := range systemOrder {
 		for _, w := range r.Workloads {
 			for _, s := range w.Steps {
 				if s.result(sys).ok() && !slices.Contains(out, sys) {

@@ -1,9 +1,11 @@
 // Package bench is the benchmark harness behind `partita bench`: it drives
 // Partita through a real driver (gocql, prepared statements, a fixed number
 // of requests in flight) with the workloads of the seed documents, runs the
-// same requests against PostgreSQL (through pgx) and, for writes, against raw
-// Pebble, and reports throughput, HDR latency percentiles and the ratios
-// between them as a table, JSON and charts.
+// same requests against PostgreSQL (through pgx), against Apache Cassandra
+// 5.0 (the same CQL through the same gocql settings, on a node started with
+// scripts/cassandra.sh) and, for writes, against raw Pebble, and reports
+// throughput, HDR latency percentiles and the ratios between them as a
+// table, JSON and charts.
 //
 // The numbers of one run are only comparable with each other: the machines
 // this runs on are shared, so the figures that matter are ratios measured
@@ -14,9 +16,11 @@
 // tombstones.go, lwt.go and split.go (the workloads as data: tables and
 // steps), splitwatch.go (what the split workload asks the server's
 // system_partita tables), runner.go (driving a step),
-// partita.go, postgres.go and pebblefloor.go (the systems), server.go (the
-// in-process node and its restart), report.go, targets.go and charts.go
-// (the output).
+// partita.go (any CQL server: Partita, a Cassandra peer), postgres.go,
+// cassandra.go and cassandrapeer.go (the Cassandra node and peer), and
+// pebblefloor.go (the systems), proc.go (the server processes it starts),
+// server.go (the in-process node and its restart), report.go, targets.go,
+// targets_cassandra.go and charts.go (the output).
 //
 // Invariants:
 //  1. Every request's arguments are a pure function of the workload, the
@@ -25,7 +29,10 @@
 //     range is read from Partita's split, which runs first (invariant 2);
 //     the other systems read that same range.
 //  2. Each system runs a workload's steps in the same order, alone: the next
-//     system starts only after the previous one finished the workload.
+//     system starts only after the previous one finished the workload and,
+//     for a Cassandra peer, its compactions (settler; bounded by a timeout
+//     that is logged, not failed). The periodic-commit-log Cassandra runs
+//     only the steps that write.
 //  3. While a step has requests left, exactly its concurrency (Options.
 //     Concurrency, or 1 for a lone DELETE and for the split workload's
 //     whole 8-children range) of them are in flight: one per
@@ -34,7 +41,20 @@
 //     step ends.
 //  4. A request that fails ends its step and marks the workload failed; the
 //     run then exits non-zero. Figures are never reported for a step that
-//     did not complete.
-//  5. The harness installs nothing: PostgreSQL is used only when its server
-//     binaries are already present, in a throwaway cluster it deletes.
+//     did not complete. One exception: in a timed step, a server's reply
+//     that it gave up on the request (ReadTimeout, WriteTimeout,
+//     ReadFailure, WriteFailure) is counted (Result.ServerErrors) and its
+//     latency recorded, and the step goes on; in a counted step (all of
+//     them write, idempotently) such a request is sent again, up to 5
+//     attempts (Result.Resent).
+//  5. The harness installs nothing itself: PostgreSQL is used only when its
+//     server binaries are already present, in a throwaway cluster it
+//     deletes; Cassandra only through scripts/cassandra.sh (whose install
+//     resolves its jars into the user's cache, a no-op once they are
+//     there), in a throwaway node directory it deletes.
+//  6. No server it starts outlives it: Run stops PostgreSQL and the
+//     Cassandra nodes before returning, on errors and on interrupt
+//     (context cancellation) too, and the kernel kills them if the harness
+//     dies without doing so (Pdeathsig, from a thread that lives as long
+//     as the server: proc.go).
 package bench

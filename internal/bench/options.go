@@ -27,11 +27,30 @@ const (
 // Workloads lists every workload in the order `all` runs them.
 var Workloads = []string{WorkloadIoT, WorkloadUserEvents, WorkloadHotAsset, WorkloadWide, WorkloadTombstones, WorkloadLWT, WorkloadSplit}
 
-// Peer names.
+// Peer names. Options.Peer lists any of the first three, comma-separated,
+// or PeerNone.
 const (
 	PeerPostgres = "postgres"
-	PeerNone     = "none"
+	// PeerCassandra is Apache Cassandra 5.0 with commitlog_sync: batch,
+	// which acknowledges a write once it is synced, as Partita does: the
+	// peer the targets are set against.
+	PeerCassandra = "cassandra"
+	// PeerCassandraPeriodic is Cassandra's default durability
+	// (commitlog_sync: periodic, synced every 10 s): it runs only the
+	// steps that write, since reads do not depend on the commit log.
+	PeerCassandraPeriodic = "cassandra-periodic"
+	PeerNone              = "none"
 )
+
+// peerNames are the peers in the order they run, after Partita.
+var peerNames = []string{PeerPostgres, PeerCassandra, PeerCassandraPeriodic}
+
+// DefaultCassandraHeap is the Cassandra peer's heap (-Xms and -Xmx): the
+// floor of the default heap of Cassandra's cassandra-env.sh, max(min(½
+// RAM, 1 GiB), min(¼ RAM, 8 GiB)), which a machine with 2 to 4 GiB gets.
+// The machines this runs on would get more, which a benchmark sharing
+// them with other jobs cannot spare.
+const DefaultCassandraHeap = "1g"
 
 // DefaultPostgresBin is where Debian's postgresql-15 package puts initdb and
 // postgres.
@@ -75,10 +94,21 @@ type Options struct {
 	SplitMaxRows   int
 	// OutDir receives results.json and the charts; empty writes nothing.
 	OutDir string
-	// Peer is PeerPostgres or PeerNone.
+	// Peer lists the peers, comma-separated (PeerPostgres,
+	// PeerCassandra, PeerCassandraPeriodic), or is PeerNone; empty means
+	// PeerPostgres when PostgreSQL is installed, else PeerNone. Resolve
+	// rewrites it in run order.
 	Peer string
 	// PostgresBin is the directory holding initdb and postgres.
 	PostgresBin string
+	// CassandraScript is scripts/cassandra.sh, which installs and starts
+	// the Cassandra peers; empty means $PARTITA_CASSANDRA_SCRIPT, else the
+	// script of the module the working directory is in.
+	CassandraScript string
+	// CassandraHeap is the Cassandra peers' heap, as -Xmx takes it (both
+	// -Xms and -Xmx, as cassandra-env.sh sets them); empty means
+	// DefaultCassandraHeap.
+	CassandraHeap string
 	// PebbleFloor also writes every ingest step's rows as raw Pebble batches.
 	PebbleFloor bool
 	// CPUProfileDir, when set, receives one CPU profile per Partita step.
@@ -191,22 +221,8 @@ func (o Options) Resolve() (Options, error) {
 			o.Duration = quickDuration
 		}
 	}
-	if o.PostgresBin == "" {
-		o.PostgresBin = DefaultPostgresBin
-	}
-	switch o.Peer {
-	case "":
-		o.Peer = PeerNone
-		if PostgresAvailable(o.PostgresBin) {
-			o.Peer = PeerPostgres
-		}
-	case PeerNone:
-	case PeerPostgres:
-		if !PostgresAvailable(o.PostgresBin) {
-			return o, fmt.Errorf("--peer postgres: no initdb and postgres in %s (install postgresql-15, or pass --peer none)", o.PostgresBin)
-		}
-	default:
-		return o, fmt.Errorf("unknown peer %q (want postgres or none)", o.Peer)
+	if err := o.resolvePeers(); err != nil {
+		return o, err
 	}
 	if o.Rows < 100 || o.WideRows < 1000 || o.TombstoneRows < 1 {
 		return o, fmt.Errorf("sizes too small: rows ≥ 100 and wide rows ≥ 1000 are needed for the reads")
@@ -227,6 +243,62 @@ func (o Options) Resolve() (Options, error) {
 		o.Log = io.Discard
 	}
 	return o, nil
+}
+
+// resolvePeers checks Options.Peer and rewrites it in run order, and finds
+// what the peers it names need.
+func (o *Options) resolvePeers() error {
+	if o.PostgresBin == "" {
+		o.PostgresBin = DefaultPostgresBin
+	}
+	if o.CassandraHeap == "" {
+		o.CassandraHeap = DefaultCassandraHeap
+	}
+	if o.Peer == "" {
+		o.Peer = PeerNone
+		if PostgresAvailable(o.PostgresBin) {
+			o.Peer = PeerPostgres
+		}
+		return nil
+	}
+	var named []string
+	for _, p := range strings.Split(o.Peer, ",") {
+		p = strings.TrimSpace(p)
+		if p != PeerNone && !slices.Contains(peerNames, p) {
+			return fmt.Errorf("unknown peer %q (want none, or a comma-separated list of %s)", p, strings.Join(peerNames, ", "))
+		}
+		named = append(named, p)
+	}
+	if slices.Contains(named, PeerNone) {
+		if slices.ContainsFunc(named, func(p string) bool { return p != PeerNone }) {
+			return fmt.Errorf("--peer %q: none cannot be combined with other peers", o.Peer)
+		}
+		o.Peer = PeerNone
+		return nil
+	}
+	var peers []string
+	for _, p := range peerNames {
+		if slices.Contains(named, p) {
+			peers = append(peers, p)
+		}
+	}
+	o.Peer = strings.Join(peers, ",")
+	if o.hasPeer(PeerPostgres) && !PostgresAvailable(o.PostgresBin) {
+		return fmt.Errorf("--peer postgres: no initdb and postgres in %s (install postgresql-15, or leave postgres out of --peer)", o.PostgresBin)
+	}
+	if o.hasPeer(PeerCassandra) || o.hasPeer(PeerCassandraPeriodic) {
+		script, err := cassandraScript(o.CassandraScript)
+		if err != nil {
+			return fmt.Errorf("--peer %s: %w", o.Peer, err)
+		}
+		o.CassandraScript = script
+	}
+	return nil
+}
+
+// hasPeer reports whether the resolved Options.Peer names peer.
+func (o Options) hasPeer(peer string) bool {
+	return slices.Contains(strings.Split(o.Peer, ","), peer)
 }
 
 // inRunOrder deduplicates names and sorts them as Workloads lists them.

@@ -17,9 +17,15 @@ const Keyspace = "partita_bench"
 // slowest one the workloads send.
 const requestTimeout = 2 * time.Minute
 
-// partitaSystem drives a CQL server through gocql.
-type partitaSystem struct {
+// cqlSystem drives a CQL server through gocql: Partita, or a Cassandra
+// peer, which get the same driver settings, keyspace, tables and
+// statements.
+type cqlSystem struct {
+	label   string
 	session *gocql.Session
+	// pid, when set, returns the server's process id, whose RSS the
+	// runner samples during ingest steps (0: not measured).
+	pid func() int
 }
 
 // newCluster configures gocql for addr: protocol v4, conns connections,
@@ -58,8 +64,9 @@ func newCluster(addr string, conns int) (*gocql.ClusterConfig, error) {
 	return c, nil
 }
 
-// newPartitaSystem creates the keyspace and opens a session in it.
-func newPartitaSystem(ctx context.Context, addr string, conns int) (*partitaSystem, error) {
+// newCQLSystem creates the keyspace on the server at addr and opens a
+// session in it; label is the system's name in the report.
+func newCQLSystem(ctx context.Context, label, addr string, conns int) (*cqlSystem, error) {
 	cluster, err := newCluster(addr, conns)
 	if err != nil {
 		return nil, err
@@ -79,12 +86,19 @@ func newPartitaSystem(ctx context.Context, addr string, conns int) (*partitaSyst
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", addr, err)
 	}
-	return &partitaSystem{session: s}, nil
+	return &cqlSystem{label: label, session: s}, nil
 }
 
-func (p *partitaSystem) name() string { return SystemPartita }
+func (p *cqlSystem) name() string { return p.label }
 
-func (p *partitaSystem) createTables(ctx context.Context, tables []*table) error {
+func (p *cqlSystem) serverPid() int {
+	if p.pid == nil {
+		return 0
+	}
+	return p.pid()
+}
+
+func (p *cqlSystem) createTables(ctx context.Context, tables []*table) error {
 	for _, t := range tables {
 		if err := p.session.Query("DROP TABLE IF EXISTS " + t.name).WithContext(ctx).Exec(); err != nil {
 			return fmt.Errorf("drop %s: %w", t.name, err)
@@ -98,7 +112,7 @@ func (p *partitaSystem) createTables(ctx context.Context, tables []*table) error
 
 // prepare returns the op; gocql prepares the statement on its first
 // execution and caches it, so every later request is an EXECUTE.
-func (p *partitaSystem) prepare(_ context.Context, st statement) (op, error) {
+func (p *cqlSystem) prepare(_ context.Context, st statement) (op, error) {
 	text := st.cql
 	if st.kind == kindRead {
 		return func(ctx context.Context, rows [][]any) (int, error) {
@@ -127,7 +141,7 @@ func (p *partitaSystem) prepare(_ context.Context, st statement) (op, error) {
 	}, nil
 }
 
-func (p *partitaSystem) prepareCAS(_ context.Context, update, read statement) (casOp, error) {
+func (p *cqlSystem) prepareCAS(_ context.Context, update, read statement) (casOp, error) {
 	text := update.cql
 	return func(ctx context.Context, args []any) (bool, int64, error) {
 		cur := map[string]any{}
@@ -143,7 +157,7 @@ func (p *partitaSystem) prepareCAS(_ context.Context, update, read statement) (c
 	}, nil
 }
 
-func (p *partitaSystem) close() error {
+func (p *cqlSystem) close() error {
 	p.session.Close()
 	return nil
 }

@@ -20,11 +20,9 @@ import (
 // pgCluster is a throwaway PostgreSQL cluster: initdb into a temporary
 // directory, postgres on a free loopback port, removed by stop.
 type pgCluster struct {
-	dir     string
-	port    int
-	cmd     *exec.Cmd
-	exited  chan struct{}
-	waitErr error
+	dir  string
+	port int
+	proc *ownedProcess // nil until the postmaster started
 }
 
 const pgUser = "bench"
@@ -37,7 +35,7 @@ func startPostgres(ctx context.Context, bin string, maxConns int) (c *pgCluster,
 	if err != nil {
 		return nil, err
 	}
-	c = &pgCluster{dir: dir, exited: make(chan struct{})}
+	c = &pgCluster{dir: dir}
 	defer func() {
 		if err != nil {
 			c.stop()
@@ -64,7 +62,7 @@ func startPostgres(ctx context.Context, bin string, maxConns int) (c *pgCluster,
 		return nil, err
 	}
 	defer logFile.Close()
-	c.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data,
+	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", data,
 		"-p", strconv.Itoa(c.port),
 		"-c", "listen_addresses=127.0.0.1",
 		"-c", "unix_socket_directories=",
@@ -72,15 +70,14 @@ func startPostgres(ctx context.Context, bin string, maxConns int) (c *pgCluster,
 		"-c", "synchronous_commit=on",
 		"-c", "full_page_writes=on",
 		"-c", "max_connections="+strconv.Itoa(max(100, maxConns+10)))
-	c.cmd.Dir = dir
-	c.cmd.Stdout, c.cmd.Stderr = logFile, logFile
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	// The postmaster gets SIGQUIT (immediate shutdown) if the harness dies
 	// without stopping it.
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
-	if err := c.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start postgres: %w", err)
+	if c.proc, err = startOwned(cmd, syscall.SIGQUIT); err != nil {
+		return nil, err
 	}
-	go func() { c.waitErr = c.cmd.Wait(); close(c.exited) }()
 	if err := c.waitReady(ctx); err != nil {
 		log, _ := os.ReadFile(logPath)
 		return nil, fmt.Errorf("%w\npostgres log:\n%s", err, tail(log, 2000))
@@ -123,8 +120,8 @@ func (c *pgCluster) waitReady(ctx context.Context) error {
 			return conn.Close(ctx)
 		}
 		select {
-		case <-c.exited:
-			return fmt.Errorf("postgres exited while starting: %v", c.waitErr)
+		case <-c.proc.exited:
+			return fmt.Errorf("postgres exited while starting: %v", c.proc.waitErr)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
@@ -139,13 +136,12 @@ func (c *pgCluster) waitReady(ctx context.Context) error {
 // cluster.
 func (c *pgCluster) stop() error {
 	var err error
-	if c.cmd != nil && c.cmd.Process != nil {
-		_ = c.cmd.Process.Signal(syscall.SIGINT)
+	if c.proc != nil {
+		c.proc.signal(syscall.SIGINT)
 		select {
-		case <-c.exited:
+		case <-c.proc.exited:
 		case <-time.After(30 * time.Second):
-			_ = c.cmd.Process.Kill()
-			<-c.exited
+			c.proc.kill()
 			err = errors.New("postgres did not stop within 30 s; killed")
 		}
 	}

@@ -25,8 +25,30 @@ type Report struct {
 	IngestPeakRSS int64    `json:"ingest_peak_rss_bytes,omitempty"`
 	Restart       *Restart `json:"restart,omitempty"`
 	RestartError  string   `json:"restart_error,omitempty"`
-	Targets       []Target `json:"targets"`
-	Notes         []string `json:"notes,omitempty"`
+	// PeerServers describes, by system name, the peer servers the harness
+	// started and watched: the Cassandra nodes.
+	PeerServers map[string]*PeerServer `json:"peer_servers,omitempty"`
+	Targets     []Target               `json:"targets"`
+	Notes       []string               `json:"notes,omitempty"`
+}
+
+// PeerServer is what the harness measured of a Cassandra peer's node.
+type PeerServer struct {
+	Version       string `json:"version"`
+	CommitlogSync string `json:"commitlog_sync"`
+	Heap          string `json:"heap"`
+	// StartMs runs from the exec of a node on an empty data directory to
+	// its first answer.
+	StartMs float64 `json:"start_ms"`
+	// IngestPeakRSS is the JVM's largest resident set during an ingest
+	// step (the server alone: the driver runs in the harness).
+	IngestPeakRSS int64 `json:"ingest_peak_rss_bytes,omitempty"`
+	// Restart is the restart on its data after the workloads: StopMs is
+	// the drain (SIGTERM), OpenMs runs from the exec to the native port
+	// accepting connections, FirstQueryMs to the first answered SELECT
+	// through a new driver session.
+	Restart      *Restart `json:"restart,omitempty"`
+	RestartError string   `json:"restart_error,omitempty"`
 }
 
 // Machine describes where the run happened.
@@ -55,8 +77,10 @@ type Settings struct {
 	// SplitWindowSeconds is the server's split hysteresis window (the
 	// in-process server's; the default assumed for an external one).
 	SplitWindowSeconds float64 `json:"split_window_seconds"`
-	Peer               string  `json:"peer"`
-	PebbleFloor        bool    `json:"pebble_floor"`
+	// Peer lists the peers, comma-separated, or is "none".
+	Peer          string `json:"peer"`
+	PebbleFloor   bool   `json:"pebble_floor"`
+	CassandraHeap string `json:"cassandra_heap,omitempty"`
 }
 
 // WorkloadResult holds a workload's steps.
@@ -148,6 +172,11 @@ func (s *StepResult) result(system string) *Result {
 func (r *Report) Failed() bool {
 	if r.RestartError != "" {
 		return true
+	}
+	for _, ps := range r.PeerServers {
+		if ps.RestartError != "" {
+			return true
+		}
 	}
 	for _, w := range r.Workloads {
 		if len(w.Errors) > 0 {
@@ -249,7 +278,7 @@ func (r *Report) WriteSummary(out io.Writer) error {
 	for _, w := range r.Workloads {
 		for _, s := range w.Steps {
 			for _, res := range s.Results {
-				if res.Note != "" || res.Skipped != "" || res.Mismatches > 0 {
+				if res.Note != "" || res.Skipped != "" || res.Mismatches > 0 || res.ServerErrors > 0 || res.Resent > 0 {
 					fmt.Fprintf(bw, "%s %s (%s): %s\n", w.Name, s.Name, res.System, resultRemark(res))
 				}
 			}
@@ -284,7 +313,7 @@ func writeStepRows(tw io.Writer, workload string, s *StepResult) {
 			FormatRate(res.RowsPerSec), FormatRate(res.RequestsPerSec),
 			FormatMillis(l.P50), FormatMillis(l.P95), FormatMillis(l.P99), FormatMillis(l.P999))
 	}
-	for _, peer := range []string{SystemPostgres, SystemPebble} {
+	for _, peer := range systemOrder[1:] {
 		rs, ok := s.Ratios[peer]
 		if !ok {
 			continue
@@ -306,6 +335,13 @@ func resultRemark(res *Result) string {
 	if res.Note != "" {
 		parts = append(parts, res.Note)
 	}
+	if res.ServerErrors > 0 {
+		parts = append(parts, fmt.Sprintf("the server gave up on %d of %d requests (first: %q); their time to that answer is in the percentiles, which are lower bounds",
+			res.ServerErrors, res.ServerErrors+res.Requests, res.FirstServerError))
+	}
+	if res.Resent > 0 {
+		parts = append(parts, fmt.Sprintf("%d writes sent again after the server gave up on them (their latency includes every attempt)", res.Resent))
+	}
 	if res.Mismatches > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d reads returned an unexpected number of rows", res.Mismatches, res.Requests))
 	}
@@ -326,6 +362,11 @@ func (r *Report) writeExtras(bw *bufio.Writer) {
 	if r.IngestPeakRSS > 0 {
 		fmt.Fprintf(bw, "peak RSS during ingest: %s (server and driver share this process)\n", FormatBytes(r.IngestPeakRSS))
 	}
+	for _, name := range systemOrder {
+		if ps := r.PeerServers[name]; ps != nil {
+			ps.write(bw, name)
+		}
+	}
 	if len(r.Targets) > 0 {
 		fmt.Fprintln(bw, "\ntargets (reported, not enforced):")
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
@@ -336,5 +377,21 @@ func (r *Report) writeExtras(bw *bufio.Writer) {
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintln(bw, "note:", n)
+	}
+}
+
+// write prints a peer server's lines.
+func (ps *PeerServer) write(w io.Writer, name string) {
+	fmt.Fprintf(w, "%s: Cassandra %s, commitlog_sync %s, heap %s; first start %s to its first answer (empty node)\n",
+		name, ps.Version, ps.CommitlogSync, ps.Heap, FormatMillis(ps.StartMs))
+	if ps.IngestPeakRSS > 0 {
+		fmt.Fprintf(w, "%s: peak JVM RSS during ingest: %s (the server alone)\n", name, FormatBytes(ps.IngestPeakRSS))
+	}
+	if r := ps.Restart; r != nil {
+		fmt.Fprintf(w, "%s: restart: stop %s; native port open %s after the exec; first SELECT answered %s after it (%s of data; %q)\n",
+			name, FormatMillis(r.StopMs), FormatMillis(r.OpenMs), FormatMillis(r.FirstQueryMs), FormatBytes(r.DataBytes), r.Query)
+	}
+	if ps.RestartError != "" {
+		fmt.Fprintf(w, "%s: restart FAILED: %s\n", name, ps.RestartError)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,14 +42,16 @@ type step struct {
 	// width is the partition width the step measures at (wide workload).
 	width int
 	// ingest marks a bulk write: the Pebble floor repeats it and the
-	// in-process server's RSS is sampled while it runs.
+	// server's RSS is sampled while it runs (the in-process Partita's,
+	// a Cassandra peer's JVM's).
 	ingest bool
 	// note describes a finished step's result (the lwt workload's applied
 	// share).
 	note func(Result) string
-	// only, when set, is the one system that runs the step; the others
+	// only, when set, lists the systems that run the step; the others
 	// report it skipped, for the reason onlyWhy.
-	only, onlyWhy string
+	only    []string
+	onlyWhy string
 	// before runs, untimed, before the step on each system that runs it
 	// (the split workload enables splitting there); a *skipError skips
 	// the step.
@@ -71,15 +75,29 @@ type Result struct {
 	Latency        Summary `json:"latency"`
 	// Mismatches counts reads that returned another number of rows than
 	// the data holds.
-	Mismatches int64  `json:"row_count_mismatches,omitempty"`
-	PeakRSS    int64  `json:"peak_rss_bytes,omitempty"`
-	Note       string `json:"note,omitempty"`
-	Skipped    string `json:"skipped,omitempty"`
-	Error      string `json:"error,omitempty"`
+	Mismatches int64 `json:"row_count_mismatches,omitempty"`
+	// ServerErrors counts the requests of a timed step that the server
+	// gave up on (serverGaveUp: Cassandra's compare-and-set under
+	// contention, its reads past many deleted rows): not in Requests, Rows
+	// or the throughput, but their time to that answer is in the latency
+	// percentiles, which are then lower bounds of the time to a real
+	// answer. FirstServerError is the first one's message.
+	ServerErrors     int64  `json:"server_errors,omitempty"`
+	FirstServerError string `json:"first_server_error,omitempty"`
+	// Resent counts the requests of a counted step sent again after the
+	// server gave up on them (send); a request's latency runs from its
+	// first attempt to its answer.
+	Resent  int64  `json:"resent,omitempty"`
+	PeakRSS int64  `json:"peak_rss_bytes,omitempty"`
+	Note    string `json:"note,omitempty"`
+	Skipped string `json:"skipped,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // ok reports whether the result carries figures.
-func (r *Result) ok() bool { return r != nil && r.Error == "" && r.Skipped == "" && r.Requests > 0 }
+func (r *Result) ok() bool {
+	return r != nil && r.Error == "" && r.Skipped == "" && r.Requests+r.ServerErrors > 0
+}
 
 // skipError reports that a system cannot run a step yet; the step is
 // reported as skipped, not failed.
@@ -89,16 +107,19 @@ func (e *skipError) Error() string { return "skipped: " + e.reason }
 
 // runner runs steps and shows their progress.
 type runner struct {
-	opts      Options
-	inProcess bool // the Partita server runs in this process
+	opts Options
 }
 
 // runStep prepares and runs st on sys. A harness or server failure is
 // returned in Result.Error.
 func (r *runner) runStep(ctx context.Context, workload string, sys system, st *step) Result {
 	res := Result{System: sys.name()}
-	if st.only != "" && sys.name() != st.only {
+	if st.only != nil && !slices.Contains(st.only, sys.name()) {
 		res.Skipped = st.onlyWhy
+		return res
+	}
+	if writesOnly(sys.name()) && stepKind(st) == "read" {
+		res.Skipped = "reads do not wait for the commit log: the batch-mode node's figures apply"
 		return res
 	}
 	var o op
@@ -142,8 +163,8 @@ func (r *runner) runStep(ctx context.Context, workload string, sys system, st *s
 		}
 	}
 	var rss *rssSampler
-	if st.ingest && r.inProcess && sys.name() == SystemPartita {
-		rss = startRSSSampler()
+	if sp, ok := sys.(serverProcess); ok && st.ingest && sp.serverPid() > 0 {
+		rss = startRSSSamplerOf(strconv.Itoa(sp.serverPid()))
 	}
 	r.drive(ctx, workload, sys.name(), st, o, r.opts.Duration, &res)
 	stopProfile()
@@ -175,10 +196,10 @@ func (r *runner) drive(ctx context.Context, workload, sysName string, st *step, 
 	}
 	conc = min(conc, st.requests)
 	var (
-		next, done, rows, mismatches atomic.Int64
-		firstErr                     error
-		errOnce                      sync.Once
-		wg                           sync.WaitGroup
+		t        tally
+		firstErr error
+		errOnce  sync.Once
+		wg       sync.WaitGroup
 	)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -190,33 +211,40 @@ func (r *runner) drive(ctx context.Context, workload, sysName string, st *step, 
 	if !warmup {
 		bar = r.newBar(fmt.Sprintf("%s %s %s", sysName, workload, st.name), st)
 	}
-	stopBar := r.tickBar(bar, st, start, &done)
+	stopBar := r.tickBar(bar, st, start, &t.done)
 	for w := range conc {
 		recs[w] = newRecorder()
 		wg.Add(1)
 		go func(rec *recorder) {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				i := next.Add(1) - 1
+				i := t.next.Add(1) - 1
 				if i >= int64(st.requests) || (st.timed && time.Now().After(deadline)) {
 					return
 				}
 				args := st.args(int(i))
 				t0 := time.Now()
-				n, err := o(ctx, args)
+				n, again, err := send(ctx, st, o, args)
 				rec.record(time.Since(t0))
+				t.resent.Add(int64(again))
+				// A timed step measures, and a server that gives up on a
+				// request has been measured.
+				if err != nil && st.timed && serverGaveUp(err) {
+					t.giveUp(err)
+					continue
+				}
 				if err != nil {
 					errOnce.Do(func() { firstErr = fmt.Errorf("request %d: %w", i, err); cancel() })
 					return
 				}
-				done.Add(1)
+				t.done.Add(1)
 				if st.stmt.kind == kindRead || st.build != nil {
-					rows.Add(int64(n))
+					t.rows.Add(int64(n))
 				} else {
-					rows.Add(int64(len(args)))
+					t.rows.Add(int64(len(args)))
 				}
 				if st.expect != nil && n != st.expect(int(i)) {
-					mismatches.Add(1)
+					t.mismatches.Add(1)
 				}
 			}
 		}(recs[w])
@@ -231,7 +259,7 @@ func (r *runner) drive(ctx context.Context, workload, sysName string, st *step, 
 		res.Error = firstErr.Error()
 		return
 	}
-	res.Requests, res.Rows, res.Mismatches = done.Load(), rows.Load(), mismatches.Load()
+	t.fill(res)
 	res.Seconds = elapsed.Seconds()
 	res.RequestsPerSec = float64(res.Requests) / res.Seconds
 	res.RowsPerSec = float64(res.Rows) / res.Seconds
@@ -241,6 +269,28 @@ func (r *runner) drive(ctx context.Context, workload, sysName string, st *step, 
 	}
 	fmt.Fprintf(r.opts.Log, "%-8s %-11s %-24s %12s requests  %12s rows  p50 %-7s p99 %s\n", sysName, workload, st.name,
 		FormatRate(res.RequestsPerSec), FormatRate(res.RowsPerSec), FormatMillis(res.Latency.P50), FormatMillis(res.Latency.P99))
+}
+
+// tally is what the workers of a step count.
+type tally struct {
+	next, done, rows, mismatches, gaveUp, resent atomic.Int64
+	firstGaveUp                                  atomic.Pointer[string]
+}
+
+// giveUp counts a request the server gave up on.
+func (t *tally) giveUp(err error) {
+	t.gaveUp.Add(1)
+	msg := err.Error()
+	t.firstGaveUp.CompareAndSwap(nil, &msg)
+}
+
+// fill copies the counts into res.
+func (t *tally) fill(res *Result) {
+	res.Requests, res.Rows, res.Mismatches = t.done.Load(), t.rows.Load(), t.mismatches.Load()
+	res.ServerErrors, res.Resent = t.gaveUp.Load(), t.resent.Load()
+	if msg := t.firstGaveUp.Load(); msg != nil {
+		res.FirstServerError = *msg
+	}
 }
 
 // newBar returns a progress bar for st, or nil when progress is not shown.
@@ -318,6 +368,46 @@ func startCPUProfile(dir, workload, stepName string) (func(), error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// maxAttempts bounds the attempts of one request of a counted step.
+const maxAttempts = 5
+
+// send runs one request. A counted step writes what later steps read, so
+// its request is sent again when the server gave up on it, up to
+// maxAttempts in all: every counted step writes (INSERTs, one range
+// DELETE), and sending the same write again is idempotent. It returns how
+// many times the request was sent again.
+func send(ctx context.Context, st *step, o op, args [][]any) (n, again int, err error) {
+	for {
+		n, err = o(ctx, args)
+		if err == nil || st.timed || !serverGaveUp(err) || again == maxAttempts-1 || ctx.Err() != nil {
+			return n, again, err
+		}
+		again++
+	}
+}
+
+// serverGaveUp reports whether err is the server's reply that it could not
+// serve the request, or not in time: WriteTimeout (0x1100), ReadTimeout
+// (0x1200), ReadFailure (0x1300) or WriteFailure (0x1500), native protocol
+// v4 §9 (Cassandra answers a local read that ran past its timeout with a
+// ReadFailure), or no answer at all within requestTimeout (an overloaded
+// Cassandra may not even send its timeout reply). Any other driver or
+// transport error is none of these.
+func serverGaveUp(err error) bool {
+	if errors.Is(err, gocql.ErrTimeoutNoResponse) {
+		return true
+	}
+	var re gocql.RequestError
+	if !errors.As(err, &re) {
+		return false
+	}
+	switch re.Code() {
+	case gocql.ErrCodeWriteTimeout, gocql.ErrCodeReadTimeout, gocql.ErrCodeReadFailure, gocql.ErrCodeWriteFailure:
+		return true
+	}
+	return false
 }
 
 // unsupported reports whether err is the server refusing a statement it

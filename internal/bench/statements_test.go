@@ -59,8 +59,8 @@ func describeWorkload(w *workload) string {
 			b.WriteString(", ingest")
 		}
 		b.WriteString(")\n")
-		if st.only != "" {
-			fmt.Fprintf(&b, "  only on %s: %s\n", st.only, st.onlyWhy)
+		if st.only != nil {
+			fmt.Fprintf(&b, "  only on %s: %s\n", strings.Join(st.only, ", "), st.onlyWhy)
 		}
 		if st.before != nil || st.after != nil {
 			b.WriteString("  with untimed work before or after it (arguments may depend on it)\n")

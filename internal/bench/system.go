@@ -10,10 +10,20 @@ import (
 
 // System names, as reports print them.
 const (
-	SystemPartita  = "partita"
-	SystemPostgres = "postgres"
-	SystemPebble   = "pebble"
+	SystemPartita           = "partita"
+	SystemPostgres          = "postgres"
+	SystemCassandra         = PeerCassandra
+	SystemCassandraPeriodic = PeerCassandraPeriodic
+	SystemPebble            = "pebble"
 )
+
+// systemOrder is the order systems run in and reports list them.
+var systemOrder = []string{SystemPartita, SystemPostgres, SystemCassandra, SystemCassandraPeriodic, SystemPebble}
+
+// writesOnly reports whether a system runs only the steps that write: the
+// periodic Cassandra differs from the batch one only in when it syncs its
+// commit log, which reads never wait for.
+func writesOnly(system string) bool { return system == SystemCassandraPeriodic }
 
 // system is one database under test.
 type system interface {
@@ -47,6 +57,20 @@ type casOp func(ctx context.Context, args []any) (applied bool, current int64, e
 // planned for the data as it now is (what autovacuum would do, given time).
 type analyzer interface {
 	analyze(ctx context.Context, tables []*table) error
+}
+
+// serverProcess is implemented by systems whose server process the runner
+// can see: its resident set is sampled during ingest steps.
+type serverProcess interface {
+	// serverPid is the process id, 0 when it is not known.
+	serverPid() int
+}
+
+// settler is implemented by systems with background work that would run
+// beside the next system's steps: the runner waits for it, untimed, after
+// the system finishes a workload, and says how long it waited.
+type settler interface {
+	settle(ctx context.Context) (time.Duration, error)
 }
 
 // errNotApplicable marks a statement a system does not run.

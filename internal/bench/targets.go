@@ -30,6 +30,16 @@ const (
 	goalSplitReadAfter = 1.0
 	goalSplitFanOut    = 1.3
 	goalSplitWrites    = 0.7
+	// Against Apache Cassandra 5.0 (commitlog_sync: batch), in the same
+	// run: ingest rows/s, p99 of the latest 100 rows and of a 1-hour range
+	// in the widest partition (5M rows in full runs), p99 of the slice
+	// behind range-deleted rows (1M in full runs), start to first answer
+	// on the data, and server RSS during ingest.
+	goalIngestVsCassandra     = 1.5
+	goalWideReadVsCassandra   = 0.5
+	goalTombstonesVsCassandra = 0.3
+	goalStartVsCassandra      = 1.0 / 20
+	goalRSSVsCassandra        = 1.0 / 4
 )
 
 // judge states whether measured meets goal, and by how much it misses.
@@ -81,6 +91,7 @@ func (r *Report) computeTargets() {
 	if w := r.workload(WorkloadSplit); w != nil {
 		r.Targets = append(r.Targets, splitTargets(w)...)
 	}
+	r.Targets = append(r.Targets, r.cassandraTargets()...)
 	const restartGoal = "first answered query < 1 s after reopening (goal stated for 5 GB of data)"
 	switch {
 	case r.RestartError != "":
@@ -110,6 +121,7 @@ func (r *Report) ingestTargets() {
 		limit        float64
 	}{
 		{SystemPostgres, "ingest rows/s ≥ 2× PostgreSQL", goalIngestVsPostgres},
+		{SystemCassandra, "ingest rows/s ≥ 1.5× Cassandra", goalIngestVsCassandra},
 		{SystemPebble, "ingest rows/s ≥ 0.4× raw Pebble", goalIngestVsPebble},
 	} {
 		for _, w := range r.Workloads {
