@@ -159,16 +159,8 @@ func TestMeasuresSurviveRestart(t *testing.T) {
 // it to a limit (the detector's candidates include every split partition),
 // and merges back once the window has passed.
 func TestDetectorMergesBackAShrunkPartition(t *testing.T) {
-	st, err := storage.Open(storage.Options{Dir: t.TempDir(), NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	ctx := context.Background()
-	l, err := New(ctx, st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := openLayer(t)
 	pol := Policy{Enabled: true, MaxRows: 100, MergeFraction: 0.25, MaxConcurrent: 1, Window: time.Hour, Strategy: "range"}
 	l.SetPolicy(func(backend.TableID) Policy { return pol })
 	p := testPartition("p")

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/partita-db/partita/internal/backend"
-	"github.com/partita-db/partita/internal/storage"
 	"github.com/partita-db/partita/internal/token"
 )
 
@@ -21,16 +20,8 @@ import (
 // storing them (storage is not what is under test, and two million writes
 // would take a minute).
 func TestStatsKeepLargeAndHotPartitions(t *testing.T) {
-	st, err := storage.Open(storage.Options{Dir: t.TempDir(), NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	ctx := context.Background()
-	l, err := New(ctx, st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := openLayer(t)
 	pol := Policy{Enabled: true, MaxRows: 100, MaxConcurrent: 1, Window: time.Hour, Strategy: "range", ChunkRows: 1000}
 	l.SetPolicy(func(backend.TableID) Policy { return pol })
 	var large []backend.LogicalPartition
