@@ -80,9 +80,22 @@ func LaunchCluster(size int, opts Options) (_ *Cluster, err error) {
 		nodeOpts := opts
 		nodeOpts.Address, nodeOpts.Seeds = addr, []string{seed}
 		nodeOpts.NativePort, nodeOpts.StoragePort, nodeOpts.JMXPort = ports[0], ports[1], jmxPorts[i]
-		nodeOpts.Dir = filepath.Join(c.baseDir, "node"+strconv.Itoa(i+1))
 		nodeOpts.discardDir = c.removeDir
-		n, err := Launch(nodeOpts)
+		// A joining node that loses the race with gossip exits during
+		// start-up ("Unable to contact any seeds", "Other bootstrapping/
+		// leaving/moving nodes detected", seen on a loaded machine); it is
+		// started again, afresh, a few times.
+		var n *Node
+		for attempt := 1; ; attempt++ {
+			nodeOpts.Dir = filepath.Join(c.baseDir, "node"+strconv.Itoa(i+1))
+			if attempt > 1 {
+				nodeOpts.Dir += "-attempt" + strconv.Itoa(attempt)
+			}
+			n, err = Launch(nodeOpts)
+			if err == nil || i == 0 || attempt == 3 {
+				break
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("node %d of %d: %w", i+1, size, err)
 		}
