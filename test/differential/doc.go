@@ -14,6 +14,13 @@
 // known_differences.txt (read by LoadKnown); any other difference fails the test, and so does a
 // listed one that no longer differs, so the list stays exact.
 //
+// TestRandomSessions (random_test.go) runs random whole sessions (random
+// schemas, writes, reads and refused statements; random_session_test.go)
+// on both, shrinks the first difference of a session to a short repro and
+// prints it with a datadriven case of Cassandra's answers. Divergences
+// not fixed yet are listed with their repros in random_known.txt (read by
+// LoadRandomKnown), which TestRandomKnownRepros replays to keep exact.
+//
 // The reference node comes from test/internal/cassandra (one per test
 // binary); PARTITA_REFERENCE_ADDR=host:port points the test at a node
 // started by hand instead.
