@@ -24,6 +24,9 @@
 #         --commitlog-sync M   batch (default: acknowledged writes are synced,
 #                              as Partita's are) or periodic (synced every 10 s)
 #         --xms SIZE, --xmx SIZE  heap bounds (256m, 512m)
+#         --yaml KEY=VALUE     set a top-level cassandra.yaml option (repeatable;
+#                              replaces the template's line for KEY), e.g.
+#                              --yaml authenticator=PasswordAuthenticator
 #         --foreground         run in this process (exec java); the pid file
 #                              still names it
 #         --wait SECONDS       background only: return once the native port
@@ -311,6 +314,7 @@ cmd_start_node() {
 	local dir address=127.0.0.1 native_port=9042 storage_port=7000 jmx_port=7199 seeds=""
 	local cluster_name=partita-reference commitlog_sync=batch xms=256m xmx=512m
 	local foreground=false wait_seconds=""
+	local -a yaml_options=()
 	dir=$(abs_dir "$1")
 	shift
 	while (($# > 0)); do
@@ -326,6 +330,10 @@ cmd_start_node() {
 		--xms) xms=$2 ;;
 		--xmx) xmx=$2 ;;
 		--wait) wait_seconds=$2 ;;
+		--yaml)
+			[[ $2 =~ ^[a-z_][a-z0-9_]*=.+$ ]] || die "--yaml wants KEY=VALUE, got '$2'"
+			yaml_options+=("$2")
+			;;
 		--foreground)
 			foreground=true
 			shift
@@ -355,7 +363,8 @@ cmd_start_node() {
 	refuse_ports_in_use "$address:$native_port" "$address:$storage_port" "127.0.0.1:$jmx_port"
 	mkdir -p "$dir"/{conf,data,commitlog,saved_caches,hints,cdc_raw,logs,triggers}
 	render_cassandra_yaml "$dir" "$cluster_name" "$commitlog_sync" "$period" "$seeds" \
-		"$address" "$storage_port" "$native_port" | write_if_changed "$dir/conf/cassandra.yaml"
+		"$address" "$storage_port" "$native_port" | set_yaml_options "${yaml_options[@]}" |
+		write_if_changed "$dir/conf/cassandra.yaml"
 
 	local -a args
 	mapfile -t args < <(grep '^-' "$CACHE/conf/jvm.options")
@@ -397,6 +406,19 @@ refuse_ports_in_use() {
 			die "$endpoint is in use already"
 		fi
 	done
+}
+
+# set_yaml_options KEY=VALUE...: copies a cassandra.yaml from stdin with each
+# KEY's top-level line replaced by "KEY: VALUE" (appended when absent).
+set_yaml_options() {
+	local yaml option key
+	yaml=$(cat)
+	for option in "$@"; do
+		key=${option%%=*}
+		yaml=$(printf '%s\n' "$yaml" | grep -v "^$key:")
+		yaml+=$'\n'"$key: ${option#*=}"
+	done
+	printf '%s\n' "$yaml"
 }
 
 # render_cassandra_yaml DIR CLUSTER_NAME SYNC SYNC_PERIOD_LINE SEEDS ADDRESS

@@ -34,6 +34,8 @@ as_root() {
 
 missing=()
 /usr/bin/python3 -c 'import cassandra' 2>/dev/null || missing+=(python3-cassandra)
+/usr/bin/python3 -c 'import lz4.block' 2>/dev/null || missing+=(python3-lz4)
+/usr/bin/python3 -c 'import snappy' 2>/dev/null || missing+=(python3-snappy)
 [[ -x /usr/lib/postgresql/15/bin/postgres ]] || missing+=(postgresql-15)
 command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null || missing+=(maven)

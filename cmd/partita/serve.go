@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/partita-db/partita/internal/backend"
 	"github.com/partita-db/partita/internal/config"
 	"github.com/partita-db/partita/internal/engine"
 	"github.com/partita-db/partita/internal/metrics"
@@ -37,6 +38,7 @@ type serveFlags struct {
 	logLevel   string
 	splitRows  int64
 	splitBytes string
+	backend    backendFlags
 }
 
 func newServeCmd() *cobra.Command {
@@ -66,6 +68,7 @@ func newServeCmd() *cobra.Command {
 	fl.StringVar(&f.logLevel, "log-level", def.LogLevel, "debug, info, warn or error")
 	fl.Int64Var(&f.splitRows, "split-max-partition-rows", def.SplitMaxPartitionRows, "split a physical partition above this many rows (0: no row limit)")
 	fl.StringVar(&f.splitBytes, "split-max-partition-bytes", config.FormatSize(def.SplitMaxPartitionBytes), "split a physical partition above this size, e.g. 100MiB (0: no size limit)")
+	f.backend.register(cmd, def)
 	return cmd
 }
 
@@ -104,6 +107,11 @@ func (f *serveFlags) load(cmd *cobra.Command) (config.Config, error) {
 		}
 		cfg.SplitMaxPartitionBytes = n
 	}
+	f.backend.apply(cmd, &cfg)
+	// The admin token from the environment, which keeps it out of ps.
+	if token := os.Getenv(adminTokenEnv); token != "" {
+		cfg.AdminToken = token
+	}
 	return cfg, cfg.Validate()
 }
 
@@ -115,7 +123,8 @@ type node struct {
 	serving atomic.Bool
 
 	httpServer *http.Server
-	store      *storage.Store
+	store      backend.Backend
+	pebble     *storage.Store // the embedded store, when it is the backend
 	cqlLn      net.Listener
 	eng        *engine.Engine
 	cql        *server.Server
@@ -143,19 +152,29 @@ func runServe(ctx context.Context, cfg config.Config, logger *slog.Logger) error
 	return errors.Join(startErr, n.stop())
 }
 
+// superuserPasswordEnv names the environment variable that gives the
+// default superuser (cassandra) another password than cassandra when an
+// empty node starts with authenticator: PasswordAuthenticator.
+const superuserPasswordEnv = "PARTITA_SUPERUSER_PASSWORD"
+
 // start brings the node up: HTTP (so that /healthz answers 503 while
 // starting), storage, the CQL listener, the engine and the CQL server.
 // The listener is bound before the engine opens, because system.local
 // must carry the address and port clients actually dial.
 func (n *node) start(ctx context.Context) error {
-	if err := n.startHTTP(); err != nil {
-		return err
-	}
-	store, err := storage.Open(storage.Options{Dir: n.cfg.DataDir})
+	// The keystore is read first: a bad one fails before anything opens.
+	clientTLS, err := n.cfg.ClientEncryption.TLSConfig()
 	if err != nil {
 		return err
 	}
-	n.store = store
+	if err := n.startHTTP(); err != nil {
+		return err
+	}
+	store, pebble, err := openBackend(ctx, n.cfg)
+	if err != nil {
+		return err
+	}
+	n.store, n.pebble = store, pebble
 	if n.cqlLn, err = net.Listen(listenNetwork(n.cfg.RPCAddress), n.cfg.CQLAddress()); err != nil {
 		return fmt.Errorf("CQL listener: %w", err)
 	}
@@ -164,6 +183,10 @@ func (n *node) start(ctx context.Context) error {
 	ecfg.RPCAddress = advertisedIP(addr.IP)
 	ecfg.ListenAddress = ecfg.RPCAddress
 	ecfg.NativePort = addr.Port
+	// The default superuser's first password, for a new node with
+	// authentication on; an environment variable keeps it out of ps.
+	ecfg.Auth.SuperuserPassword = os.Getenv(superuserPasswordEnv)
+	ecfg.Auth.Logger = n.log
 	if n.eng, err = engine.Open(ctx, store, ecfg); err != nil {
 		return fmt.Errorf("open engine: %w", err)
 	}
@@ -171,17 +194,41 @@ func (n *node) start(ctx context.Context) error {
 		_ = n.metrics.Registry.Register(c) // already registered by an earlier node of this process: fine
 	}
 	_ = n.metrics.Registry.Register(newPartitionCollector(n.eng.LargePartitions))
-	_ = n.metrics.Registry.Register(newStorageCollector(store.Stats))
+	if pebble != nil {
+		_ = n.metrics.Registry.Register(newStorageCollector(pebble.Stats))
+	}
 	scfg := n.cfg.Server()
 	scfg.Metrics = n.metrics
+	scfg.TLS = clientTLS
 	n.cql = server.New(scfg, n.eng, n.log)
 	ln := n.cqlLn
 	go func() { n.serveErr <- n.cql.Serve(ln) }()
 	n.serving.Store(true)
 	n.log.Info("CQL listening on "+addr.String(), "rpc_address", ecfg.RPCAddress.String(),
-		"data_dir", n.cfg.DataDir, "version", version)
+		"backend", n.cfg.Backend, "data_dir", n.cfg.DataDir, "client_encryption", tlsPolicyName(scfg), "version", version)
 	return nil
 }
+
+// tlsPolicyName names the CQL port's client encryption for the log.
+func tlsPolicyName(c server.Config) string {
+	switch {
+	case c.TLS == nil:
+		return "off"
+	case c.TLSOptional:
+		return "optional"
+	}
+	return "required"
+}
+
+// The HTTP port's bounds on a client: to send its request line and
+// headers, its whole request (admin requests have no body), and to keep an
+// idle keep-alive connection; and the header bytes read.
+const (
+	httpReadHeaderTimeout = 10 * time.Second
+	httpReadTimeout       = 30 * time.Second
+	httpIdleTimeout       = 2 * time.Minute
+	httpMaxHeaderBytes    = 64 << 10
+)
 
 // startHTTP serves /healthz and /metrics, unless no address is set.
 func (n *node) startHTTP() error {
@@ -196,13 +243,18 @@ func (n *node) startHTTP() error {
 	mux.Handle("/metrics", n.metrics.Handler())
 	mux.HandleFunc("/healthz", n.healthz)
 	n.adminRoutes(mux)
-	n.httpServer = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	n.httpServer = &http.Server{Handler: mux, ReadHeaderTimeout: httpReadHeaderTimeout,
+		ReadTimeout: httpReadTimeout, IdleTimeout: httpIdleTimeout, MaxHeaderBytes: httpMaxHeaderBytes}
 	go func() {
 		if err := n.httpServer.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			n.log.Error("HTTP server stopped", "err", err)
 		}
 	}()
-	n.log.Info("HTTP listening on "+ln.Addr().String(), "paths", "/healthz /metrics /admin/splits")
+	admin := "loopback clients only (no admin_token)"
+	if n.cfg.AdminToken != "" {
+		admin = "bearer token"
+	}
+	n.log.Info("HTTP listening on "+ln.Addr().String(), "paths", "/healthz /metrics /admin/splits /admin/split", "admin", admin)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -18,7 +19,7 @@ import (
 // newSplitCmd is `partita split status|split|revert|merge`: operator
 // commands sent to a running server's HTTP address.
 func newSplitCmd() *cobra.Command {
-	var httpAddr, keyspace, table, key, strategy string
+	var httpAddr, token, keyspace, table, key, strategy string
 	var wait bool
 	cmd := &cobra.Command{
 		Use:   "split",
@@ -26,12 +27,18 @@ func newSplitCmd() *cobra.Command {
 	}
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&httpAddr, "http-addr", "127.0.0.1:9180", "the server's --http-addr")
+	pf.StringVar(&token, "admin-token", "", "the server's admin_token (default: $"+adminTokenEnv+")")
+	cmd.PersistentPreRun = func(*cobra.Command, []string) {
+		if token == "" {
+			token = os.Getenv(adminTokenEnv)
+		}
+	}
 	status := &cobra.Command{
 		Use:   "status",
 		Short: "List split partitions with their children, state and progress",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			splits, err := fetchSplits(httpAddr)
+			splits, err := fetchSplits(httpAddr, token)
 			if err != nil {
 				return err
 			}
@@ -48,7 +55,7 @@ func newSplitCmd() *cobra.Command {
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				v := url.Values{"op": {op}, "keyspace": {keyspace}, "table": {table}, "key": {key}, "strategy": {strategy}}
-				resp, err := http.Post("http://"+httpAddr+"/admin/split?"+v.Encode(), "text/plain", nil)
+				resp, err := adminRequest(http.MethodPost, httpAddr, "/admin/split?"+v.Encode(), token)
 				if err != nil {
 					return err
 				}
@@ -59,7 +66,7 @@ func newSplitCmd() *cobra.Command {
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "%s of %s.%s (%s) started\n", op, keyspace, table, key)
 				if wait {
-					return waitForSplit(cmd.OutOrStdout(), httpAddr, keyspace, table, key)
+					return waitForSplit(cmd.OutOrStdout(), httpAddr, token, keyspace, table, key)
 				}
 				return nil
 			},
@@ -80,14 +87,27 @@ func newSplitCmd() *cobra.Command {
 	return cmd
 }
 
-func fetchSplits(httpAddr string) ([]systables.SplitInfo, error) {
-	resp, err := http.Get("http://" + httpAddr + "/admin/splits")
+// adminRequest sends an /admin request, with the token when there is one.
+func adminRequest(method, httpAddr, pathAndQuery, token string) (*http.Response, error) {
+	req, err := http.NewRequest(method, "http://"+httpAddr+pathAndQuery, nil)
+	if err != nil {
+		return nil, err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return http.DefaultClient.Do(req)
+}
+
+func fetchSplits(httpAddr, token string) ([]systables.SplitInfo, error) {
+	resp, err := adminRequest(http.MethodGet, httpAddr, "/admin/splits", token)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s", resp.Status)
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return nil, fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(body)))
 	}
 	var out []systables.SplitInfo
 	return out, json.NewDecoder(resp.Body).Decode(&out)
@@ -115,9 +135,9 @@ func printSplits(w io.Writer, splits []systables.SplitInfo) {
 
 // waitForSplit polls the server until the partition has no migration
 // under way, printing progress.
-func waitForSplit(w io.Writer, httpAddr, keyspace, table, key string) error {
+func waitForSplit(w io.Writer, httpAddr, token, keyspace, table, key string) error {
 	for {
-		splits, err := fetchSplits(httpAddr)
+		splits, err := fetchSplits(httpAddr, token)
 		if err != nil {
 			return err
 		}

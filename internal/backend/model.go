@@ -124,11 +124,27 @@ func (l Liveness) IsLive(now int64) bool {
 	return !l.IsEmpty() && (!l.IsExpiring() || now < l.ExpiresAt)
 }
 
-// Supersedes is Cassandra's LivenessInfo.supersedes (expired liveness, used
-// only by materialized views, does not exist here).
+// ExpiredLivenessTTL is the TTL of an expired row marker, which only
+// materialized views write (LivenessInfo.EXPIRED_LIVENESS_TTL): it kills a
+// view row whose key column moved, and wins over a live marker of the same
+// timestamp.
+const ExpiredLivenessTTL = math.MaxInt32
+
+// ExpiredLiveness is an expired row marker at ts, written at now.
+func ExpiredLiveness(ts, now int64) Liveness {
+	return Liveness{Timestamp: ts, TTL: ExpiredLivenessTTL, ExpiresAt: now}
+}
+
+// IsExpiredMarker reports whether l is an ExpiredLiveness.
+func (l Liveness) IsExpiredMarker() bool { return l.TTL == ExpiredLivenessTTL }
+
+// Supersedes is Cassandra's LivenessInfo.supersedes.
 func (l Liveness) Supersedes(o Liveness) bool {
 	if l.Timestamp != o.Timestamp {
 		return l.Timestamp > o.Timestamp
+	}
+	if l.IsExpiredMarker() != o.IsExpiredMarker() {
+		return l.IsExpiredMarker()
 	}
 	if l.IsExpiring() == o.IsExpiring() {
 		return l.ExpiresAt > o.ExpiresAt

@@ -47,8 +47,11 @@ func (c *Catalog) AlterTable(ctx context.Context, spec AlterTableSpec) (Result, 
 		if ks.IsSystem() {
 			return Result{}, nil, notModifiable(spec.Keyspace)
 		}
+		views, err := checkBaseAlter(ks, old, spec)
+		if err != nil {
+			return Result{}, nil, err
+		}
 		t := old.clone()
-		var err error
 		switch {
 		case spec.AlterColumnType != "":
 			err = cqlerr.Invalidf("Altering column types is no longer supported")
@@ -75,6 +78,7 @@ func (c *Catalog) AlterTable(ctx context.Context, spec AlterTableSpec) (Result, 
 		}
 		ks = ks.clone()
 		ks.Tables[t.Name] = t
+		updateViews(ks, t, spec, views)
 		s.Keyspaces[ks.Name] = ks
 		return Result{Change: &Change{Type: "UPDATED", Target: "TABLE", Keyspace: ks.Name, Name: t.Name}}, nil, nil
 	})
@@ -118,7 +122,11 @@ func (t *Table) addColumns(spec AlterTableSpec) error {
 		if col.Static {
 			kind = Static
 		}
-		t.addColumn(col.Name, col.Type, kind, -1, false)
+		if d, ok := t.Dropped[col.Name]; ok && d.HasID {
+			t.Columns = append(t.Columns, &Column{Name: col.Name, Type: col.Type, Kind: kind, Position: -1, ID: d.ID, HiddenUpTo: d.DroppedAt})
+		} else {
+			t.addColumn(col.Name, col.Type, kind, -1, false)
+		}
 		t.finish()
 	}
 	return nil
@@ -194,7 +202,7 @@ func (t *Table) dropColumns(spec AlterTableSpec) error {
 		if ix := t.IndexOn(name); ix != nil {
 			return cqlerr.Invalidf("Cannot drop column %s because it has dependent secondary indexes (%s)", name, ix.Name)
 		}
-		t.Dropped[name] = Dropped{Type: col.Type, DroppedAt: spec.DropTimestamp, Kind: col.Kind}
+		t.Dropped[name] = Dropped{Type: col.Type, DroppedAt: spec.DropTimestamp, Kind: col.Kind, ID: col.ID, HasID: true}
 		kept := t.Columns[:0]
 		for _, c := range t.Columns {
 			if c.Name != name {

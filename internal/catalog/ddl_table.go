@@ -189,7 +189,7 @@ func checkPrimaryKey(spec TableSpec, declared map[string]ColumnSpec) error {
 		if col.Type.IsCounter() {
 			return cqlerr.Invalidf("counter type is not supported for PRIMARY KEY column '%s'", name)
 		}
-		if referencesDuration(col.Type) {
+		if col.Type.ReferencesDuration() {
 			return cqlerr.Invalidf("duration type is not supported for PRIMARY KEY column '%s'", name)
 		}
 		if col.Static {
@@ -197,18 +197,6 @@ func checkPrimaryKey(spec TableSpec, declared map[string]ColumnSpec) error {
 		}
 	}
 	return nil
-}
-
-func referencesDuration(t *types.Type) bool {
-	if t.Kind == types.KindDuration {
-		return true
-	}
-	for _, e := range t.Elems {
-		if referencesDuration(e) {
-			return true
-		}
-	}
-	return false
 }
 
 // clusteringOrder checks CLUSTERING ORDER BY and returns the DESC columns.
@@ -260,6 +248,12 @@ func (c *Catalog) DropTable(ctx context.Context, keyspace, name string, ifExists
 		}
 		if ks.IsSystem() {
 			return Result{}, nil, notModifiable(keyspace)
+		}
+		if t.View != nil {
+			return Result{}, nil, cqlerr.Invalidf("Cannot use DROP TABLE on a materialized view. Please use DROP MATERIALIZED VIEW instead.")
+		}
+		if len(ks.ViewsOf(name)) > 0 {
+			return Result{}, nil, cqlerr.Invalidf("Cannot drop a table when materialized views still depend on it (%s)", keyspace)
 		}
 		ks = ks.clone()
 		delete(ks.Tables, name)

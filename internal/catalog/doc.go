@@ -14,7 +14,9 @@
 //     agreement change on every DDL.
 //  4. Storage identifiers (TableID, ColumnID) are allocated once and never
 //     reused, so data written under a dropped table or column can never be
-//     read as another's.
+//     read as another's. The one exception is Cassandra's: a column re-added
+//     under a dropped column's name takes back its ColumnID, and its cells
+//     written at or before the drop stay hidden (Column.HiddenUpTo).
 //  5. Validation errors carry Cassandra's messages and codes
 //     (cql3/statements/schema/*.java).
 package catalog

@@ -36,12 +36,15 @@ type columnJSON struct {
 	Position int    `json:"position"`
 	Desc     bool   `json:"desc,omitempty"`
 	ID       uint32 `json:"id"`
+	Hidden   int64  `json:"hidden_up_to,omitempty"`
 }
 
 type droppedJSON struct {
 	Type      string `json:"type"`
 	DroppedAt int64  `json:"dropped_at"`
 	Kind      uint8  `json:"kind"`
+	ID        uint32 `json:"id,omitempty"`
+	HasID     bool   `json:"has_id,omitempty"`
 }
 
 type tableJSON struct {
@@ -53,6 +56,7 @@ type tableJSON struct {
 	Options      Options                `json:"options"`
 	Dropped      map[string]droppedJSON `json:"dropped,omitempty"`
 	Indexes      []*Index               `json:"indexes,omitempty"`
+	View         *ViewDef               `json:"view,omitempty"`
 }
 
 func encodeSchema(s *Schema) ([]byte, error) {
@@ -80,13 +84,13 @@ func encodeSchema(s *Schema) ([]byte, error) {
 
 func encodeTable(t *Table) tableJSON {
 	tj := tableJSON{Name: t.Name, ID: t.ID, StorageID: uint64(t.StorageID), NextColumnID: uint32(t.NextColumnID),
-		Options: t.Options, Indexes: t.Indexes, Dropped: map[string]droppedJSON{}}
+		Options: t.Options, Indexes: t.Indexes, View: t.View, Dropped: map[string]droppedJSON{}}
 	for _, c := range t.Columns {
 		tj.Columns = append(tj.Columns, columnJSON{Name: c.Name, Type: c.Type.String(), Kind: uint8(c.Kind),
-			Position: c.Position, Desc: c.Desc, ID: uint32(c.ID)})
+			Position: c.Position, Desc: c.Desc, ID: uint32(c.ID), Hidden: c.HiddenUpTo})
 	}
 	for name, d := range t.Dropped {
-		tj.Dropped[name] = droppedJSON{Type: d.Type.String(), DroppedAt: d.DroppedAt, Kind: uint8(d.Kind)}
+		tj.Dropped[name] = droppedJSON{Type: d.Type.String(), DroppedAt: d.DroppedAt, Kind: uint8(d.Kind), ID: uint32(d.ID), HasID: d.HasID}
 	}
 	return tj
 }
@@ -131,7 +135,7 @@ func decodeSchema(data []byte) (*Schema, error) {
 
 func decodeTable(keyspace string, tj tableJSON, resolve func(string) (*types.Type, error)) (*Table, error) {
 	t := &Table{Keyspace: keyspace, Name: tj.Name, ID: tj.ID, StorageID: backend.TableID(tj.StorageID),
-		NextColumnID: backend.ColumnID(tj.NextColumnID), Options: tj.Options, Indexes: tj.Indexes, Dropped: map[string]Dropped{}}
+		NextColumnID: backend.ColumnID(tj.NextColumnID), Options: tj.Options, Indexes: tj.Indexes, View: tj.View, Dropped: map[string]Dropped{}}
 	if t.Options.Extensions == nil {
 		t.Options.Extensions = map[string][]byte{}
 	}
@@ -141,14 +145,14 @@ func decodeTable(keyspace string, tj tableJSON, resolve func(string) (*types.Typ
 			return nil, fmt.Errorf("column %s.%s.%s: %w", keyspace, tj.Name, cj.Name, err)
 		}
 		t.Columns = append(t.Columns, &Column{Name: cj.Name, Type: ct, Kind: ColumnKind(cj.Kind),
-			Position: cj.Position, Desc: cj.Desc, ID: backend.ColumnID(cj.ID)})
+			Position: cj.Position, Desc: cj.Desc, ID: backend.ColumnID(cj.ID), HiddenUpTo: cj.Hidden})
 	}
 	for name, dj := range tj.Dropped {
 		dt, err := types.ParseType(dj.Type, resolve)
 		if err != nil {
 			return nil, err
 		}
-		t.Dropped[name] = Dropped{Type: dt, DroppedAt: dj.DroppedAt, Kind: ColumnKind(dj.Kind)}
+		t.Dropped[name] = Dropped{Type: dt, DroppedAt: dj.DroppedAt, Kind: ColumnKind(dj.Kind), ID: backend.ColumnID(dj.ID), HasID: dj.HasID}
 	}
 	t.finish()
 	return t, nil

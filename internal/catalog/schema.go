@@ -45,6 +45,11 @@ type Column struct {
 	// Desc marks a clustering column stored in descending order.
 	Desc bool
 	ID   backend.ColumnID
+	// HiddenUpTo, for a column re-added after a drop, is the drop's
+	// timestamp (microseconds): the column keeps the dropped one's ID, and
+	// its cells written at or before HiddenUpTo are not read, as Cassandra
+	// skips a dropped column's older cells. 0: none hidden.
+	HiddenUpTo int64
 }
 
 // IsPrimaryKey reports whether c is part of the primary key.
@@ -52,13 +57,15 @@ func (c *Column) IsPrimaryKey() bool { return c.Kind == PartitionKey || c.Kind =
 
 // Dropped records a dropped column, shown in system_schema.dropped_columns
 // and checked when a column of that name is added again. A re-added column
-// gets a new ColumnID, so none of the dropped column's cells is read again;
-// Cassandra would read those written after DroppedAt (microseconds), which
-// Partita does not yet do.
+// takes back the dropped one's ID (when recorded: HasID), hiding its cells
+// written at or before DroppedAt (microseconds), so those written after it
+// are read again, as in Cassandra.
 type Dropped struct {
 	Type      *types.Type
 	DroppedAt int64
 	Kind      ColumnKind
+	ID        backend.ColumnID
+	HasID     bool
 }
 
 // Index is a secondary index on one column of a table.
@@ -90,6 +97,8 @@ type Table struct {
 	Dropped      map[string]Dropped
 	Indexes      []*Index
 	IsCounter    bool
+	// View is set when the table is a materialized view (ddl_view.go).
+	View *ViewDef
 	// Virtual tables are answered by package systables, not by storage.
 	Virtual bool
 	// NextColumnID is the next unused ColumnID.

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,6 +54,11 @@ type Config struct {
 	FrameReadTimeout    time.Duration
 	WriteTimeout        time.Duration
 	MaxQueuedReplyBytes int64
+	// Connections served at once, in all and per client address
+	// (native_transport_max_concurrent_connections, _per_ip; -1, the
+	// default as in Cassandra, or 0 is no limit).
+	MaxConcurrentConnections      int
+	MaxConcurrentConnectionsPerIP int
 	// PreparedStatementsCacheSize bounds the estimated memory of the
 	// prepared statements kept (prepared_statements_cache_size).
 	PreparedStatementsCacheSize int64
@@ -71,6 +77,10 @@ type Config struct {
 	// HTTPAddress serves /healthz and /metrics; empty disables it
 	// (http_address).
 	HTTPAddress string
+	// AdminToken, when set, is the bearer token every /admin request on
+	// the HTTP port must carry; without one /admin answers only loopback
+	// clients (admin_token, Partita's; PARTITA_ADMIN_TOKEN overrides it).
+	AdminToken string
 	// DataCenter and Rack are system.local's data_center and rack.
 	DataCenter string
 	Rack       string
@@ -80,6 +90,11 @@ type Config struct {
 	CommitlogSync string
 	// LogLevel is debug, info, warn or error (log_level).
 	LogLevel string
+	// MaterializedViewsEnabled and UserDefinedFunctionsEnabled are
+	// materialized_views_enabled and user_defined_functions_enabled (off
+	// by default, as in Cassandra 5.0).
+	MaterializedViewsEnabled    bool
+	UserDefinedFunctionsEnabled bool
 	// Partition splitting (partita only): split_enabled,
 	// split_max_partition_rows, split_max_partition_bytes,
 	// split_max_concurrent, split_bytes_per_second, split_strategy.
@@ -93,42 +108,90 @@ type Config struct {
 	// client asking, 0 to 1 (trace_probability, as nodetool
 	// settraceprobability sets it in Cassandra).
 	TraceProbability float64
+	// Authenticator is AllowAllAuthenticator (the default: no login) or
+	// PasswordAuthenticator (authenticator, as in cassandra.yaml, with or
+	// without the org.apache.cassandra.auth package).
+	Authenticator string
+	// Authorizer is AllowAllAuthorizer (the default) or CassandraAuthorizer
+	// (authorizer): statements check the permissions of the role logged in.
+	Authorizer string
+	// Where the data lives (Partita's own options): Backend is "pebble",
+	// the embedded store in DataDir, or "cassandra", a gateway over the
+	// cluster at BackendContactPoints (host:port each), keeping its tables
+	// in keyspace BackendKeyspace and reading and writing at
+	// BackendConsistency, as BackendUsername when the cluster asks for a
+	// login (backend, backend_contact_points, backend_keyspace,
+	// backend_consistency, backend_username; the password comes from the
+	// environment, cmd/partita).
+	Backend              string
+	BackendContactPoints []string
+	BackendKeyspace      string
+	BackendConsistency   string
+	BackendUsername      string
+	// ClientEncryption is client_encryption_options: TLS for CQL clients,
+	// with the keystore and truststore as PEM files (tls.go).
+	ClientEncryption server.EncryptionOptions
 }
+
+// Backends: the values of Config.Backend.
+const (
+	BackendPebble    = "pebble"
+	BackendCassandra = "cassandra"
+)
+
+// backendConsistencies are the consistency levels a gateway may use for
+// its reads and writes (SERIAL levels are for conditions only).
+var backendConsistencies = []string{"ANY", "ONE", "TWO", "THREE", "QUORUM", "ALL", "LOCAL_QUORUM", "EACH_QUORUM", "LOCAL_ONE"}
 
 // file is the YAML file's shape. Pointers tell an absent or null option
 // (nil: keep the default) from a given one (invariant 3); sizes are read
 // as text and parsed by ParseSize.
 type file struct {
-	ClusterName                                *string   `yaml:"cluster_name"`
-	DataFileDirectories                        *[]string `yaml:"data_file_directories"`
-	RPCAddress                                 *string   `yaml:"rpc_address"`
-	NativeTransportPort                        *int      `yaml:"native_transport_port"`
-	NativeTransportMaxFrameSize                *string   `yaml:"native_transport_max_frame_size"`
-	NativeTransportMaxRequestDataInFlight      *string   `yaml:"native_transport_max_request_data_in_flight"`
-	NativeTransportMaxRequestDataInFlightPerIP *string   `yaml:"native_transport_max_request_data_in_flight_per_ip"`
-	NativeTransportIdleTimeout                 *string   `yaml:"native_transport_idle_timeout"`
-	NativeTransportFrameReadTimeout            *string   `yaml:"native_transport_frame_read_timeout"`
-	NativeTransportWriteTimeout                *string   `yaml:"native_transport_write_timeout"`
-	NativeTransportMaxQueuedReplyBytes         *string   `yaml:"native_transport_max_queued_reply_bytes"`
-	PreparedStatementsCacheSize                *string   `yaml:"prepared_statements_cache_size"`
-	TombstoneWarnThreshold                     *int      `yaml:"tombstone_warn_threshold"`
-	TombstoneFailureThreshold                  *int      `yaml:"tombstone_failure_threshold"`
-	BatchSizeWarnThreshold                     *string   `yaml:"batch_size_warn_threshold"`
-	BatchSizeFailThreshold                     *string   `yaml:"batch_size_fail_threshold"`
-	UnloggedBatchAcrossPartitionsWarnThreshold *int      `yaml:"unlogged_batch_across_partitions_warn_threshold"`
-	HTTPAddress                                *string   `yaml:"http_address"`
-	DataCenter                                 *string   `yaml:"data_center"`
-	Rack                                       *string   `yaml:"rack"`
-	MaxPageBytes                               *string   `yaml:"max_page_bytes"`
-	CommitlogSync                              *string   `yaml:"commitlog_sync"`
-	LogLevel                                   *string   `yaml:"log_level"`
-	SplitEnabled                               *bool     `yaml:"split_enabled"`
-	SplitMaxPartitionRows                      *int64    `yaml:"split_max_partition_rows"`
-	SplitMaxPartitionBytes                     *string   `yaml:"split_max_partition_bytes"`
-	SplitMaxConcurrent                         *int      `yaml:"split_max_concurrent"`
-	SplitBytesPerSecond                        *string   `yaml:"split_bytes_per_second"`
-	SplitStrategy                              *string   `yaml:"split_strategy"`
-	TraceProbability                           *float64  `yaml:"trace_probability"`
+	ClusterName                                *string         `yaml:"cluster_name"`
+	DataFileDirectories                        *[]string       `yaml:"data_file_directories"`
+	RPCAddress                                 *string         `yaml:"rpc_address"`
+	NativeTransportPort                        *int            `yaml:"native_transport_port"`
+	NativeTransportMaxFrameSize                *string         `yaml:"native_transport_max_frame_size"`
+	NativeTransportMaxRequestDataInFlight      *string         `yaml:"native_transport_max_request_data_in_flight"`
+	NativeTransportMaxRequestDataInFlightPerIP *string         `yaml:"native_transport_max_request_data_in_flight_per_ip"`
+	NativeTransportIdleTimeout                 *string         `yaml:"native_transport_idle_timeout"`
+	NativeTransportFrameReadTimeout            *string         `yaml:"native_transport_frame_read_timeout"`
+	NativeTransportWriteTimeout                *string         `yaml:"native_transport_write_timeout"`
+	NativeTransportMaxQueuedReplyBytes         *string         `yaml:"native_transport_max_queued_reply_bytes"`
+	NativeTransportMaxConcurrentConnections    *int            `yaml:"native_transport_max_concurrent_connections"`
+	NativeTransportMaxConcurrentRequestsBytes  *int64          `yaml:"native_transport_max_concurrent_requests_in_bytes"`
+	NativeTransportMaxConcurrentReqBytesPerIP  *int64          `yaml:"native_transport_max_concurrent_requests_in_bytes_per_ip"`
+	NativeTransportMaxConcurrentConnsPerIP     *int            `yaml:"native_transport_max_concurrent_connections_per_ip"`
+	AdminToken                                 *string         `yaml:"admin_token"`
+	PreparedStatementsCacheSize                *string         `yaml:"prepared_statements_cache_size"`
+	TombstoneWarnThreshold                     *int            `yaml:"tombstone_warn_threshold"`
+	TombstoneFailureThreshold                  *int            `yaml:"tombstone_failure_threshold"`
+	BatchSizeWarnThreshold                     *string         `yaml:"batch_size_warn_threshold"`
+	BatchSizeFailThreshold                     *string         `yaml:"batch_size_fail_threshold"`
+	UnloggedBatchAcrossPartitionsWarnThreshold *int            `yaml:"unlogged_batch_across_partitions_warn_threshold"`
+	HTTPAddress                                *string         `yaml:"http_address"`
+	DataCenter                                 *string         `yaml:"data_center"`
+	Rack                                       *string         `yaml:"rack"`
+	MaxPageBytes                               *string         `yaml:"max_page_bytes"`
+	CommitlogSync                              *string         `yaml:"commitlog_sync"`
+	LogLevel                                   *string         `yaml:"log_level"`
+	MaterializedViewsEnabled                   *bool           `yaml:"materialized_views_enabled"`
+	UserDefinedFunctionsEnabled                *bool           `yaml:"user_defined_functions_enabled"`
+	SplitEnabled                               *bool           `yaml:"split_enabled"`
+	SplitMaxPartitionRows                      *int64          `yaml:"split_max_partition_rows"`
+	SplitMaxPartitionBytes                     *string         `yaml:"split_max_partition_bytes"`
+	SplitMaxConcurrent                         *int            `yaml:"split_max_concurrent"`
+	SplitBytesPerSecond                        *string         `yaml:"split_bytes_per_second"`
+	SplitStrategy                              *string         `yaml:"split_strategy"`
+	Backend                                    *string         `yaml:"backend"`
+	BackendContactPoints                       *[]string       `yaml:"backend_contact_points"`
+	BackendKeyspace                            *string         `yaml:"backend_keyspace"`
+	BackendConsistency                         *string         `yaml:"backend_consistency"`
+	BackendUsername                            *string         `yaml:"backend_username"`
+	TraceProbability                           *float64        `yaml:"trace_probability"`
+	Authenticator                              *string         `yaml:"authenticator"`
+	Authorizer                                 *string         `yaml:"authorizer"`
+	ClientEncryptionOptions                    *encryptionFile `yaml:"client_encryption_options"`
 }
 
 // optionFields maps each option name to its field index in file.
@@ -200,11 +263,15 @@ func Default() Config {
 		BatchSizeFailThreshold:                     e.BatchSizeFailThresholdBytes,
 		UnloggedBatchAcrossPartitionsWarnThreshold: e.UnloggedBatchAcrossPartitionsWarn,
 		HTTPAddress:                                "127.0.0.1:9180",
+		MaxConcurrentConnections:                   -1,
+		MaxConcurrentConnectionsPerIP:              -1,
 		DataCenter:                                 e.DataCenter,
 		Rack:                                       e.Rack,
 		MaxPageBytes:                               e.MaxPageBytes,
 		CommitlogSync:                              CommitlogSyncBatch,
 		LogLevel:                                   "info",
+		Authenticator:                              "AllowAllAuthenticator",
+		Authorizer:                                 "AllowAllAuthorizer",
 
 		SplitEnabled:           e.Split.Enabled,
 		SplitMaxPartitionRows:  e.Split.MaxRows,
@@ -212,6 +279,10 @@ func Default() Config {
 		SplitMaxConcurrent:     e.Split.MaxConcurrent,
 		SplitBytesPerSecond:    e.Split.BytesPerSecond,
 		SplitStrategy:          e.Split.Strategy,
+
+		Backend:            BackendPebble,
+		BackendKeyspace:    "partita",
+		BackendConsistency: "LOCAL_QUORUM",
 	}
 }
 
@@ -254,6 +325,9 @@ func Parse(data []byte) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	if err := c.applyDeprecated(f); err != nil {
+		return Config{}, err
+	}
 	if err := c.apply(f); err != nil {
 		return Config{}, err
 	}
@@ -272,10 +346,31 @@ func (c *Config) apply(f *file) error {
 	setInt(&c.TombstoneFailureThreshold, f.TombstoneFailureThreshold)
 	setInt(&c.UnloggedBatchAcrossPartitionsWarnThreshold, f.UnloggedBatchAcrossPartitionsWarnThreshold)
 	setString(&c.HTTPAddress, f.HTTPAddress)
+	setString(&c.AdminToken, f.AdminToken)
+	setInt(&c.MaxConcurrentConnections, f.NativeTransportMaxConcurrentConnections)
+	setInt(&c.MaxConcurrentConnectionsPerIP, f.NativeTransportMaxConcurrentConnsPerIP)
 	setString(&c.DataCenter, f.DataCenter)
 	setString(&c.Rack, f.Rack)
 	setString(&c.CommitlogSync, f.CommitlogSync)
 	setString(&c.LogLevel, f.LogLevel)
+	setString(&c.Authenticator, f.Authenticator)
+	setString(&c.Authorizer, f.Authorizer)
+	setString(&c.Backend, f.Backend)
+	if f.BackendContactPoints != nil {
+		c.BackendContactPoints = append([]string(nil), (*f.BackendContactPoints)...)
+	}
+	setString(&c.BackendKeyspace, f.BackendKeyspace)
+	setString(&c.BackendConsistency, f.BackendConsistency)
+	setString(&c.BackendUsername, f.BackendUsername)
+	if f.ClientEncryptionOptions != nil {
+		c.ClientEncryption = f.ClientEncryptionOptions.options()
+	}
+	if f.MaterializedViewsEnabled != nil {
+		c.MaterializedViewsEnabled = *f.MaterializedViewsEnabled
+	}
+	if f.UserDefinedFunctionsEnabled != nil {
+		c.UserDefinedFunctionsEnabled = *f.UserDefinedFunctionsEnabled
+	}
 	if f.SplitEnabled != nil {
 		c.SplitEnabled = *f.SplitEnabled
 	}
@@ -438,8 +533,22 @@ func (c *Config) Validate() error {
 		fail("commitlog_sync", "only %q is supported (every write group is fsynced before it is acknowledged), not %q",
 			CommitlogSyncBatch, c.CommitlogSync)
 	}
+	password, err := c.PasswordAuthentication()
+	if err != nil {
+		fail("authenticator", "%v", err)
+	}
+	if authorization, err := c.Authorization(); err != nil {
+		fail("authorizer", "%v", err)
+	} else if authorization && !password {
+		// DatabaseDescriptor.applyAuth.
+		fail("authorizer", "AllowAllAuthenticator can't be used with %s", c.Authorizer)
+	}
 	if _, err := ParseLogLevel(c.LogLevel); err != nil {
 		fail("log_level", "%v", err)
+	}
+	c.validateBackend(fail)
+	if err := c.ClientEncryption.Check(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
@@ -457,6 +566,29 @@ func ParseLogLevel(s string) (slog.Level, error) {
 		return slog.LevelError, nil
 	}
 	return 0, fmt.Errorf("unknown log level %q (want debug, info, warn or error)", s)
+}
+
+// PasswordAuthentication reports whether the authenticator option asks
+// clients to log in.
+func (c *Config) PasswordAuthentication() (bool, error) {
+	switch strings.TrimPrefix(c.Authenticator, "org.apache.cassandra.auth.") {
+	case "", "AllowAllAuthenticator":
+		return false, nil
+	case "PasswordAuthenticator":
+		return true, nil
+	}
+	return false, fmt.Errorf("unknown authenticator %q (want AllowAllAuthenticator or PasswordAuthenticator)", c.Authenticator)
+}
+
+// Authorization reports whether the authorizer option checks permissions.
+func (c *Config) Authorization() (bool, error) {
+	switch strings.TrimPrefix(c.Authorizer, "org.apache.cassandra.auth.") {
+	case "", "AllowAllAuthorizer":
+		return false, nil
+	case "CassandraAuthorizer":
+		return true, nil
+	}
+	return false, fmt.Errorf("unknown authorizer %q (want AllowAllAuthorizer or CassandraAuthorizer)", c.Authorizer)
 }
 
 // CQLAddress is the host:port the CQL server listens on.
@@ -501,6 +633,8 @@ func (c *Config) Engine() engine.Config {
 	e.UnloggedBatchAcrossPartitionsWarn = c.UnloggedBatchAcrossPartitionsWarnThreshold
 	e.MaxPageBytes = c.MaxPageBytes
 	e.PreparedCacheBytes = c.PreparedStatementsCacheSize
+	e.MaterializedViewsEnabled = c.MaterializedViewsEnabled
+	e.UserDefinedFunctionsEnabled = c.UserDefinedFunctionsEnabled
 	e.Split.Enabled = c.SplitEnabled
 	e.Split.MaxRows = c.SplitMaxPartitionRows
 	e.Split.MaxBytes = c.SplitMaxPartitionBytes
@@ -508,7 +642,41 @@ func (c *Config) Engine() engine.Config {
 	e.Split.BytesPerSecond = c.SplitBytesPerSecond
 	e.Split.Strategy = c.SplitStrategy
 	e.TraceProbability = c.TraceProbability
+	e.Auth.PasswordAuthentication, _ = c.PasswordAuthentication() // validated by Validate
+	e.Auth.Authorization, _ = c.Authorization()
 	return e
+}
+
+// applyDeprecated reads the names Cassandra 4.0 gave the request-bytes
+// limits, which Cassandra 5.0 still accepts: a number of bytes, -1 for the
+// default. As in Cassandra, a file may not give both names of an option.
+func (c *Config) applyDeprecated(f *file) error {
+	var both []string
+	for _, o := range []struct {
+		old, name string
+		src       *int64
+		given     bool
+		dst       *int64
+	}{
+		{"native_transport_max_concurrent_requests_in_bytes", "native_transport_max_request_data_in_flight",
+			f.NativeTransportMaxConcurrentRequestsBytes, f.NativeTransportMaxRequestDataInFlight != nil, &c.MaxRequestDataInFlight},
+		{"native_transport_max_concurrent_requests_in_bytes_per_ip", "native_transport_max_request_data_in_flight_per_ip",
+			f.NativeTransportMaxConcurrentReqBytesPerIP, f.NativeTransportMaxRequestDataInFlightPerIP != nil, &c.MaxRequestDataInFlightPerIP},
+	} {
+		switch {
+		case o.src == nil:
+		case o.given:
+			both = append(both, fmt.Sprintf("[%s -> %s]", o.old, o.name))
+		case *o.src < -1:
+			return fmt.Errorf("%s: %d is not a number of bytes, nor -1 for the default", o.old, *o.src)
+		case *o.src >= 0:
+			*o.dst = *o.src
+		}
+	}
+	if len(both) > 0 {
+		return fmt.Errorf("Config contains both old and new keys for the same configuration parameters, migrate old -> new: %s", strings.Join(both, ", "))
+	}
+	return nil
 }
 
 // Server maps the configuration onto the CQL server's (metrics are wired
@@ -522,5 +690,32 @@ func (c *Config) Server() server.Config {
 	s.FrameReadTimeout = c.FrameReadTimeout
 	s.WriteTimeout = c.WriteTimeout
 	s.MaxQueuedReplyBytes = c.MaxQueuedReplyBytes
+	s.MaxConcurrentConnections = max(c.MaxConcurrentConnections, 0)
+	s.MaxConcurrentConnectionsPerIP = max(c.MaxConcurrentConnectionsPerIP, 0)
+	// TLS itself is built from the files by the caller (TLSConfig).
+	s.TLSOptional = c.ClientEncryption.Policy() == server.TLSOptional
 	return s
+}
+
+func (c *Config) validateBackend(fail func(option, format string, args ...any)) {
+	switch c.Backend {
+	case BackendPebble:
+	case BackendCassandra:
+		if len(c.BackendContactPoints) == 0 {
+			fail("backend_contact_points", "the cassandra backend needs at least one host:port")
+		}
+		for _, hp := range c.BackendContactPoints {
+			if _, _, err := net.SplitHostPort(hp); err != nil {
+				fail("backend_contact_points", "%q is not host:port", hp)
+			}
+		}
+	default:
+		fail("backend", "must be %q or %q, not %q", BackendPebble, BackendCassandra, c.Backend)
+	}
+	if !slices.Contains(backendConsistencies, strings.ToUpper(c.BackendConsistency)) {
+		fail("backend_consistency", "must be one of %s, not %q", strings.Join(backendConsistencies, ", "), c.BackendConsistency)
+	}
+	if c.BackendKeyspace == "" {
+		fail("backend_keyspace", "must not be empty")
+	}
 }

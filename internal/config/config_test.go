@@ -34,8 +34,17 @@ func diffFromDefault(c Config) string {
 	got, want := reflect.ValueOf(c), reflect.ValueOf(def)
 	var b strings.Builder
 	for i := range got.NumField() {
-		if !reflect.DeepEqual(got.Field(i).Interface(), want.Field(i).Interface()) {
-			fmt.Fprintf(&b, "%s: %v\n", got.Type().Field(i).Name, got.Field(i).Interface())
+		g, w, name := got.Field(i), want.Field(i), got.Type().Field(i).Name
+		if g.Kind() == reflect.Struct { // one line per field that differs
+			for j := range g.NumField() {
+				if !reflect.DeepEqual(g.Field(j).Interface(), w.Field(j).Interface()) {
+					fmt.Fprintf(&b, "%s.%s: %v\n", name, g.Type().Field(j).Name, g.Field(j).Interface())
+				}
+			}
+			continue
+		}
+		if !reflect.DeepEqual(g.Interface(), w.Interface()) {
+			fmt.Fprintf(&b, "%s: %v\n", name, g.Interface())
 		}
 	}
 	if b.Len() == 0 {

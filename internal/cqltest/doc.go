@@ -7,12 +7,19 @@
 //	                       rows, or "error (<code>): <message>" for each
 //	query [page-size=N]    like exec, for one SELECT, fetching every page;
 //	                       with page-size, each page is printed separately
+//	bind                   prepare each statement and execute it once per
+//	                       indented line of values under it ("v | v"; unset,
+//	                       null, 0x..., or literals: bind.go), as a driver
+//	                       does
 //	restart                close and reopen the store and engine (data and
 //	                       schema must survive)
 //	split op=split|revert|merge table=ks.t [strategy=range|rollover|hash]
 //	                       an operator's split command on the partition whose
 //	                       key (CQL literals) is the input
 //	split-finish           run every migration under way to its end
+//	config KEY=true|false  reopen the engine with a cassandra.yaml option
+//	                       (materialized_views_enabled,
+//	                       user_defined_functions_enabled)
 //
 // Warnings are printed as "warning: ..." lines before the result.
 package cqltest

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
+	"github.com/partita-db/partita/internal/backend"
 	"github.com/partita-db/partita/internal/cql/parser"
 	"github.com/partita-db/partita/internal/cqlerr"
 	"github.com/partita-db/partita/internal/engine"
@@ -22,9 +23,12 @@ type Harness struct {
 	t       testing.TB
 	dir     string
 	cfg     engine.Config
-	store   *storage.Store
+	store   backend.Backend
 	Engine  *engine.Engine
 	Session *engine.Session
+
+	// openBackend opens the store; nil means a Pebble store in dir.
+	openBackend func() (backend.Backend, error)
 }
 
 // New opens a harness in a temporary directory. Splitting runs only when a
@@ -43,8 +47,23 @@ func NewWithConfig(t testing.TB, cfg engine.Config) *Harness {
 	return h
 }
 
+// NewWithBackend runs the engine over the store open returns (called
+// again on Restart); the harness closes it.
+func NewWithBackend(t testing.TB, cfg engine.Config, open func() (backend.Backend, error)) *Harness {
+	h := &Harness{t: t, cfg: cfg, openBackend: open}
+	h.open()
+	t.Cleanup(h.close)
+	return h
+}
+
 func (h *Harness) open() {
-	st, err := storage.Open(storage.Options{Dir: h.dir, NoSync: true})
+	var st backend.Backend
+	var err error
+	if h.openBackend != nil {
+		st, err = h.openBackend()
+	} else {
+		st, err = storage.Open(storage.Options{Dir: h.dir, NoSync: true})
+	}
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -103,8 +122,47 @@ func (h *Harness) Run(d *datadriven.TestData) string {
 			out.WriteString(h.Exec(stmt, pageSize))
 		}
 		return out.String()
+	case "bind":
+		var out strings.Builder
+		for _, b := range ParseBind(d.Input) {
+			out.WriteString(h.Bind(b))
+		}
+		return out.String()
 	case "restart":
 		h.Restart()
+		return "ok\n"
+	case "auth":
+		// auth [authorizer]: restart with authenticator:
+		// PasswordAuthenticator (a node without roles then creates
+		// cassandra/cassandra) and, with authorizer, CassandraAuthorizer;
+		// the session is anonymous until login.
+		h.cfg.Auth.PasswordAuthentication = true
+		h.cfg.Auth.Authorization = d.HasArg("authorizer")
+		h.Restart()
+		return "ok\n"
+	case "login":
+		// login role=R password=P: a new session logged in through SASL
+		// PLAIN, as the server logs a connection in; logout: anonymous.
+		var role, password string
+		for _, arg := range d.CmdArgs {
+			switch arg.Key {
+			case "role":
+				role = arg.Vals[0]
+			case "password":
+				password = arg.Vals[0]
+			}
+		}
+		token := append(append(append([]byte{0}, role...), 0), password...)
+		name, err := h.Engine.Auth().Authenticate(token)
+		if err != nil {
+			e := cqlerr.As(err)
+			return fmt.Sprintf("error (%s): %s\n", e.Code, e.Message)
+		}
+		h.Session = h.Engine.NewSession()
+		h.Session.Login(name)
+		return "ok\n"
+	case "logout":
+		h.Session = h.Engine.NewSession()
 		return "ok\n"
 	case "sleep":
 		// sleep 1100ms: lets TTLs expire in real time.
@@ -131,6 +189,22 @@ func (h *Harness) Run(d *datadriven.TestData) string {
 		if err := h.Engine.SplitOperation(context.Background(), op, ks, tbl, key, strategy); err != nil {
 			return fmt.Sprintf("error: %v\n", err)
 		}
+		return "ok\n"
+	case "config":
+		// config materialized_views_enabled=true: reopen the engine with
+		// a cassandra.yaml option (data and schema survive).
+		for _, arg := range d.CmdArgs {
+			on := len(arg.Vals) > 0 && arg.Vals[0] == "true"
+			switch arg.Key {
+			case "materialized_views_enabled":
+				h.cfg.MaterializedViewsEnabled = on
+			case "user_defined_functions_enabled":
+				h.cfg.UserDefinedFunctionsEnabled = on
+			default:
+				return fmt.Sprintf("error: unknown option %s\n", arg.Key)
+			}
+		}
+		h.Restart()
 		return "ok\n"
 	case "split-finish":
 		if err := h.Engine.StepSplits(context.Background(), 2); err != nil {

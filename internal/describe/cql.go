@@ -205,16 +205,16 @@ func appendTableOptions(c *cqlBuilder, t *catalog.Table, virtual, internals bool
 	if virtual {
 		c.append("comment = ").quoted(t.Options.Comment)
 	} else {
-		appendParams(c, t.Options)
+		appendParams(c, t.Options, t.View != nil)
 	}
 	c.append(";")
 }
 
-// appendParams is Cassandra 5.0's TableParams.appendCqlTo for a table (not
-// a view): 4.1 added memtable, out of alphabetical order, and prints the
-// default memtable configuration as 'default'; 5.0 added
-// allow_auto_snapshot and incremental_backups.
-func appendParams(c *cqlBuilder, o catalog.Options) {
+// appendParams is Cassandra 5.0's TableParams.appendCqlTo: 4.1 added
+// memtable, out of alphabetical order, and prints the default memtable
+// configuration as 'default'; 5.0 added allow_auto_snapshot and
+// incremental_backups. A view has no default_time_to_live.
+func appendParams(c *cqlBuilder, o catalog.Options, view bool) {
 	c.append("additional_write_policy = ").quoted(o.AdditionalWritePolicy).newLine().
 		append("AND allow_auto_snapshot = ").append(strconv.FormatBool(!o.NoAutoSnapshot)).newLine().
 		append("AND bloom_filter_fp_chance = ").append(javaDouble(o.BloomFilterFPChance)).newLine().
@@ -224,9 +224,11 @@ func appendParams(c *cqlBuilder, o catalog.Options) {
 		append("AND compaction = ").stringMap(o.Compaction, true).newLine().
 		append("AND compression = ").stringMap(o.Compression, true).newLine().
 		append("AND memtable = 'default'").newLine().
-		append("AND crc_check_chance = ").append(javaDouble(o.CRCCheckChance)).newLine().
-		append("AND default_time_to_live = ").append(strconv.Itoa(int(o.DefaultTTL))).newLine().
-		append("AND extensions = ").stringMap(hexValues(o.Extensions), false).newLine().
+		append("AND crc_check_chance = ").append(javaDouble(o.CRCCheckChance)).newLine()
+	if !view {
+		c.append("AND default_time_to_live = ").append(strconv.Itoa(int(o.DefaultTTL))).newLine()
+	}
+	c.append("AND extensions = ").stringMap(hexValues(o.Extensions), false).newLine().
 		append("AND gc_grace_seconds = ").append(strconv.Itoa(int(o.GCGraceSeconds))).newLine().
 		append("AND incremental_backups = ").append(strconv.FormatBool(!o.NoIncrementalBackups)).newLine().
 		append("AND max_index_interval = ").append(strconv.Itoa(int(o.MaxIndexInterval))).newLine().

@@ -136,10 +136,9 @@ func (x *describer) named(kind ast.DescribeKind, ks *catalog.Keyspace, name stri
 	case ast.DescribeKeyspace:
 		return keyspaceElements(ks, only), nil
 	case ast.DescribeTable:
-		// Views would be found here too (getTableOrViewNullable); Partita
-		// has none.
+		// A view is not a table here, as the reference node shows.
 		t := ks.Table(name)
-		if t == nil {
+		if t == nil || t.View != nil {
 			return nil, cqlerr.Invalidf("Table '%s' not found in keyspace '%s'", name, ks.Name)
 		}
 		return tableElements(ks, t), nil
@@ -156,6 +155,9 @@ func (x *describer) named(kind ast.DescribeKind, ks *catalog.Keyspace, name stri
 		}
 		return []element{typeElement(ks, udt)}, nil
 	case ast.DescribeMaterializedView:
+		if t := ks.Table(name); t != nil && t.View != nil {
+			return []element{viewElement(ks, t)}, nil
+		}
 		return nil, cqlerr.Invalidf("Materialized view '%s' not found in '%s'", name, ks.Name)
 	case ast.DescribeFunction:
 		return nil, cqlerr.Invalidf("User defined function '%s' not found in '%s'", name, ks.Name)
@@ -180,6 +182,9 @@ func (x *describer) generic(keyspace, name string) (Result, error) {
 	ks, err := x.keyspace(keyspace)
 	if err != nil {
 		return Result{}, err
+	}
+	if t := ks.Table(name); t != nil && t.View != nil {
+		return x.describe([]element{viewElement(ks, t)}), nil
 	}
 	if t := ks.Table(name); t != nil {
 		return x.describe(tableElements(ks, t)), nil

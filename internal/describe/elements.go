@@ -37,7 +37,7 @@ func indexElement(t *catalog.Table, ix *catalog.Index) element {
 // keyspaceElements is DescribeStatement.getKeyspaceElements: the keyspace,
 // then (unless only) its types with dependencies first, its functions and
 // aggregates (Partita has none), and its tables, each followed by its
-// indexes.
+// indexes and materialized views.
 func keyspaceElements(ks *catalog.Keyspace, only bool) []element {
 	elems := []element{keyspaceElement(ks)}
 	if only {
@@ -52,12 +52,15 @@ func keyspaceElements(ks *catalog.Keyspace, only bool) []element {
 	return elems
 }
 
-// tableElements is the table followed by its indexes by name
-// (DescribeStatement.getTableElements; views would follow).
+// tableElements is the table followed by its indexes and its materialized
+// views, each by name (DescribeStatement.getTableElements).
 func tableElements(ks *catalog.Keyspace, t *catalog.Table) []element {
 	elems := []element{tableElement(ks, t)}
 	for _, ix := range sortedByName(t.Indexes, func(ix *catalog.Index) string { return ix.Name }) {
 		elems = append(elems, indexElement(t, ix))
+	}
+	for _, v := range sortedByName(ks.ViewsOf(t.Name), func(v *catalog.Table) string { return v.Name }) {
+		elems = append(elems, viewElement(ks, v))
 	}
 	return elems
 }
@@ -84,10 +87,13 @@ func sortedKeyspaces(s *catalog.Schema) []*catalog.Keyspace {
 	return sortedByName(all, func(ks *catalog.Keyspace) string { return ks.Name })
 }
 
+// sortedTables lists a keyspace's tables, its views left out.
 func sortedTables(ks *catalog.Keyspace) []*catalog.Table {
 	all := make([]*catalog.Table, 0, len(ks.Tables))
 	for _, t := range ks.Tables {
-		all = append(all, t)
+		if t.View == nil {
+			all = append(all, t)
+		}
 	}
 	return sortedByName(all, func(t *catalog.Table) string { return t.Name })
 }

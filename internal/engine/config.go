@@ -4,6 +4,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/partita-db/partita/internal/auth"
 	"github.com/partita-db/partita/internal/split"
 )
 
@@ -52,6 +53,15 @@ type Config struct {
 	TraceMaxSessions int
 	TraceMaxBytes    int
 	TraceTTL         time.Duration
+	// MaterializedViewsEnabled and UserDefinedFunctionsEnabled are
+	// cassandra.yaml's materialized_views_enabled and
+	// user_defined_functions_enabled (both off by default, as in
+	// Cassandra 5.0).
+	MaterializedViewsEnabled    bool
+	UserDefinedFunctionsEnabled bool
+	// Auth configures authentication and the role manager (the
+	// authenticator option; the default superuser's password).
+	Auth auth.Options
 }
 
 // DefaultPreparedCacheBytes is the default of Config.PreparedCacheBytes.

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/partita-db/partita/internal/auth"
 	"github.com/partita-db/partita/internal/backend"
 	"github.com/partita-db/partita/internal/catalog"
 	"github.com/partita-db/partita/internal/exec"
@@ -27,6 +28,7 @@ type Engine struct {
 	prepared *preparedCache
 	clock    monotonicClock
 	traces   *traceStore
+	auth     *auth.Manager
 
 	mu        sync.Mutex
 	listeners []func(*catalog.Change)
@@ -68,6 +70,9 @@ func Open(ctx context.Context, b backend.Backend, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e.catalog = cat
+	if e.auth, err = auth.Open(ctx, b, cfg.Auth); err != nil {
+		return nil, err
+	}
 	cat.OnChange(func(_ *catalog.Schema, c *catalog.Change) {
 		e.mu.Lock()
 		ls := append([]func(*catalog.Change){}, e.listeners...)
@@ -106,7 +111,8 @@ func Open(ctx context.Context, b backend.Backend, cfg Config) (*Engine, error) {
 }
 
 func (e *Engine) systemEnv() *systables.Env {
-	return &systables.Env{Schema: e.catalog.Current(), Node: e.node, Partita: partitaSource{e}, Traces: e.traces}
+	return &systables.Env{Schema: e.catalog.Current(), Node: e.node, Partita: partitaSource{e}, Traces: e.traces,
+		Auth: authSource{e.auth}}
 }
 
 // Catalog returns the engine's catalog.

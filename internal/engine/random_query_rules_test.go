@@ -36,9 +36,9 @@ type rqVerdict struct {
 	// postSort: IN on the partition key with ORDER BY; the rows are sorted
 	// after reading, and paging is refused, unless emptyRead.
 	postSort bool
-	// emptyRead: the clustering slices select nothing and no static column
-	// is selected, so SelectStatement.getQuery makes ReadQuery.empty and a
-	// Cassandra 5.0.6 node answers no rows where it would refuse to page.
+	// emptyRead: the clustering slices select nothing (whatever columns
+	// are selected), so SelectStatement.getQuery makes ReadQuery.empty and
+	// a Cassandra 5.0.6 node answers no rows where it would refuse to page.
 	emptyRead    bool
 	groupPrefix  int // clustering columns in the GROUP BY groups; -1: no GROUP BY
 	aggregateAll bool
@@ -390,7 +390,7 @@ func rqCheckSelection(q *rqQuery, rels rqRels, v rqVerdict) (rqVerdict, bool) {
 		for _, r := range rels.pk {
 			v.postSort = v.postSort || r.kind == relIN
 		}
-		v.emptyRead = rqEmptySlices(rels.ck) && !rqSelectsStatics(q)
+		v.emptyRead = rqEmptySlices(rels.ck)
 	}
 	return v, false
 }
@@ -486,31 +486,46 @@ func rqCheckOrderBy(q *rqQuery) (bool, string) {
 	return *reversed, ""
 }
 
-// rqEmptySlices reports whether clustering relations that make slices (no
-// filtering) end in a single-column slice whose bounds select nothing
-// (Slice.isEmpty).
+// rqEmptySlices reports whether the clustering relations that make slices
+// (the prefix up to the first slice or gap; later ones are filters) end in
+// a slice whose bounds select nothing (Slice.isEmpty): its end bound does
+// not sort after its start bound, a bound on a prefix of the columns
+// sorting before (inclusive start, exclusive end) or after (exclusive
+// start, inclusive end) every key with that prefix.
 func rqEmptySlices(ck []*rqRel) bool {
-	if len(ck) == 0 || rqClusteringNeedsFiltering(ck) {
+	var r *rqRel
+	position := 0
+	for _, c := range ck {
+		if c.first().pos != position {
+			break
+		}
+		if c.isSlice() {
+			r = c
+			break
+		}
+		position = c.cols[len(c.cols)-1].pos + 1
+	}
+	if r == nil || r.lo == nil || r.hi == nil {
 		return false
 	}
-	r := ck[len(ck)-1]
-	if r.kind != relSlice || r.multi || r.lo == nil || r.hi == nil {
-		return false
+	loSide, hiSide := 1, -1
+	if r.lo.incl {
+		loSide = -1
 	}
-	c := rqCompare(r.first().typ, r.lo.vals[0], r.hi.vals[0])
-	return c > 0 || (c == 0 && !(r.lo.incl && r.hi.incl))
-}
-
-// rqSelectsStatics reports whether the selection names a static column
-// (SELECT * does when the table has one).
-func rqSelectsStatics(q *rqQuery) bool {
-	if q.star {
-		return len(q.t.statics) > 0
+	if r.hi.incl {
+		hiSide = 1
 	}
-	for _, s := range q.sels {
-		if s.col != nil && s.col.kind == rqStatic {
-			return true
+	n := min(len(r.lo.vals), len(r.hi.vals))
+	for i := 0; i < n; i++ {
+		if c := rqCompare(r.cols[i].typ, r.lo.vals[i], r.hi.vals[i]); c != 0 {
+			return c > 0
 		}
 	}
-	return false
+	switch {
+	case len(r.lo.vals) < len(r.hi.vals):
+		return loSide > 0
+	case len(r.lo.vals) > len(r.hi.vals):
+		return hiSide < 0
+	}
+	return loSide >= hiSide
 }

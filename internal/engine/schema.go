@@ -43,11 +43,38 @@ func (e *Engine) runSchema(ctx context.Context, p plan.Statement) (*Result, erro
 		}
 	case *plan.DropIndex:
 		res, err = c.DropIndex(ctx, p.Keyspace, p.Name, p.IfExists)
+	case *plan.CreateView:
+		if !e.cfg.MaterializedViewsEnabled {
+			return nil, cqlerr.Invalidf("Materialized views are disabled. Enable in cassandra.yaml to use.")
+		}
+		var view *catalog.Table
+		res, view, err = c.CreateView(ctx, p.Spec)
+		if err == nil && view != nil {
+			err = e.buildView(ctx, view)
+		}
+	case *plan.AlterView:
+		res, err = c.AlterView(ctx, p.Keyspace, p.Name, p.IfExists, p.Properties)
+	case *plan.DropView:
+		res, err = c.DropView(ctx, p.Keyspace, p.Name, p.IfExists)
+	case *plan.CreateFunction:
+		if !e.cfg.UserDefinedFunctionsEnabled {
+			return nil, cqlerr.Invalidf("User-defined functions are disabled in cassandra.yaml - set user_defined_functions_enabled=true to enable")
+		}
+		return nil, cqlerr.Invalidf("User-defined functions are not supported: Partita cannot run Java (or any other) UDF language")
+	case *plan.NoOp:
+		return &Result{Kind: ResultVoid}, nil
 	case *plan.Describe:
 		return e.describe(p)
 	case *plan.Truncate:
 		if err := c.Truncate(ctx, p.Table); err != nil {
 			return nil, err
+		}
+		if ks := c.Current().Keyspace(p.Table.Keyspace); ks != nil {
+			for _, v := range ks.ViewsOf(p.Table.Name) {
+				if err := c.Truncate(ctx, v); err != nil {
+					return nil, err
+				}
+			}
 		}
 		return &Result{Kind: ResultVoid}, nil
 	default:
@@ -60,6 +87,12 @@ func (e *Engine) runSchema(ctx context.Context, p plan.Statement) (*Result, erro
 		return &Result{Kind: ResultVoid, Warnings: res.Warnings}, nil
 	}
 	return &Result{Kind: ResultSchemaChange, Change: res.Change, Warnings: res.Warnings}, nil
+}
+
+// errNotInBatch refuses a statement other than INSERT, UPDATE and DELETE in
+// a protocol BATCH (BatchMessage.execute).
+func errNotInBatch() error {
+	return cqlerr.Invalidf("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
 }
 
 // Batch runs a BATCH request.
@@ -80,6 +113,9 @@ func (s *Session) Batch(ctx context.Context, b *BatchRequest) (*Result, error) {
 			if ps == nil {
 				return nil, cqlerr.NewUnprepared(st.ID)
 			}
+			if isRoleStatement(ps.stmt) {
+				return nil, errNotInBatch()
+			}
 			var err error
 			if p, err = e.currentPlan(ps); err != nil {
 				return nil, err
@@ -89,15 +125,21 @@ func (s *Session) Batch(ctx context.Context, b *BatchRequest) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
+			if isRoleStatement(stmt) {
+				return nil, errNotInBatch()
+			}
 			if p, err = plan.Plan(stmt, e.catalog.Current(), ks); err != nil {
 				return nil, err
 			}
 		}
 		m, ok := p.(*plan.Modify)
 		if !ok {
-			return nil, cqlerr.Invalidf("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
+			return nil, errNotInBatch()
 		}
-		vals, err := bindValues(m.Vars, &Options{Values: st.Values, Names: st.Names})
+		if err := s.authorize(m); err != nil {
+			return nil, err
+		}
+		vals, err := bindValues(m.Vars, &Options{Values: st.Values, Names: st.Names}, bindBatch)
 		if err != nil {
 			return nil, err
 		}
@@ -118,6 +160,23 @@ func (e *Engine) buildIndex(ctx context.Context, keyspace, table string, ix *cat
 		return nil
 	}
 	return e.exec.BuildIndex(ctx, t, ix)
+}
+
+// buildView writes the rows of a new materialized view for the rows
+// already in its base table. It holds the write gate throughout: writes
+// planned before the view existed are drained first, and later ones,
+// which maintain the view themselves, wait for the build.
+func (e *Engine) buildView(ctx context.Context, view *catalog.Table) error {
+	e.writeGate.Lock()
+	defer e.writeGate.Unlock()
+	s := e.catalog.Current()
+	base := s.Table(view.Keyspace, view.View.Base)
+	if v := s.Table(view.Keyspace, view.Name); base == nil || v == nil {
+		return nil
+	} else {
+		view = v
+	}
+	return e.exec.BuildView(ctx, base, view)
 }
 
 // describe answers DESCRIBE from the current schema, as a result set named

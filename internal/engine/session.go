@@ -21,6 +21,8 @@ type Session struct {
 	engine   *Engine
 	mu       sync.Mutex
 	keyspace string
+	// role is the role the connection logged in as, "" when anonymous.
+	role string
 }
 
 // NewSession starts a session with no current keyspace.
@@ -53,6 +55,9 @@ func (s *Session) Query(ctx context.Context, query string, opts *Options) (*Resu
 	if err != nil {
 		return nil, err
 	}
+	if isRoleStatement(stmt) {
+		return s.runRole(ctx, stmt)
+	}
 	if isWrite(stmt) {
 		s.engine.writeGate.RLock()
 		defer s.engine.writeGate.RUnlock()
@@ -65,7 +70,10 @@ func (s *Session) Query(ctx context.Context, query string, opts *Options) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	return s.run(ctx, p, opts, fingerprint(ks, query))
+	if err := s.authorize(p); err != nil {
+		return nil, err
+	}
+	return s.run(ctx, p, opts, fingerprint(ks, query), bindQuery)
 }
 
 // isWrite reports whether a statement writes rows. Writes are planned and
@@ -91,6 +99,9 @@ func (s *Session) Prepare(ctx context.Context, query string) (*Result, error) {
 	}
 	ks := s.Keyspace()
 	schema := s.engine.catalog.Current()
+	if isRoleStatement(stmt) {
+		return s.prepareRole(stmt, query, ks, schema)
+	}
 	p, err := plan.Plan(stmt, schema, ks)
 	if err != nil {
 		return nil, err
@@ -113,6 +124,10 @@ func (s *Session) Execute(ctx context.Context, id []byte, opts *Options) (*Resul
 	if ps == nil {
 		return nil, cqlerr.NewUnprepared(id)
 	}
+	if isRoleStatement(ps.stmt) {
+		// Checked as the executing session's role, at execute time.
+		return s.runRole(ctx, ps.stmt)
+	}
 	if isWrite(ps.stmt) {
 		s.engine.writeGate.RLock()
 		defer s.engine.writeGate.RUnlock()
@@ -121,7 +136,10 @@ func (s *Session) Execute(ctx context.Context, id []byte, opts *Options) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.run(ctx, p, opts, fingerprintID(id))
+	if err := s.authorize(p); err != nil {
+		return nil, err
+	}
+	res, err := s.run(ctx, p, opts, fingerprintID(id), bindExecute)
 	if _, isSelect := p.(*plan.Select); err == nil && isSelect && opts != nil && opts.SkipMetadata {
 		res.NoMetadata = true
 	}
@@ -158,15 +176,41 @@ func fingerprintID(id []byte) uint64 {
 	return h.Sum64()
 }
 
+// bindOrigin is the request whose values are bound: each refuses a wrong
+// number of values with its own message.
+type bindOrigin int
+
+const (
+	// bindQuery is a QUERY (QueryProcessor.process).
+	bindQuery bindOrigin = iota
+	// bindExecute is an EXECUTE (QueryProcessor.processPrepared).
+	bindExecute
+	// bindBatch is one statement of a BATCH message
+	// (BatchMessage.execute).
+	bindBatch
+)
+
+// countError is the error of a request that binds n values to a statement
+// with the given number of markers.
+func (o bindOrigin) countError(markers, n int) error {
+	switch o {
+	case bindQuery:
+		return cqlerr.Invalidf("Invalid amount of bind variables")
+	case bindExecute:
+		return cqlerr.Invalidf("there were %d markers(?) in CQL but %d bound variables", markers, n)
+	}
+	return cqlerr.Invalidf("There were %d markers(?) in CQL but %d bound variables", markers, n)
+}
+
 // bindValues orders the request's values as the statement's bind
 // variables, resolving named values.
-func bindValues(vars []plan.BindVar, opts *Options) ([]exec.Value, error) {
+func bindValues(vars []plan.BindVar, opts *Options, origin bindOrigin) ([]exec.Value, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
 	if len(opts.Names) == 0 {
 		if len(opts.Values) != len(vars) {
-			return nil, cqlerr.Invalidf("There were %d markers(?) in CQL but %d bound variables", len(vars), len(opts.Values))
+			return nil, origin.countError(len(vars), len(opts.Values))
 		}
 		out := make([]exec.Value, len(vars))
 		for i, v := range opts.Values {
@@ -192,16 +236,24 @@ func bindValues(vars []plan.BindVar, opts *Options) ([]exec.Value, error) {
 }
 
 // run executes a plan.
-func (s *Session) run(ctx context.Context, p plan.Statement, opts *Options, fp uint64) (*Result, error) {
+func (s *Session) run(ctx context.Context, p plan.Statement, opts *Options, fp uint64, origin bindOrigin) (*Result, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
 	e := s.engine
+	switch p.(type) {
+	case *plan.Select, *plan.Modify, *plan.Batch:
+	default:
+		// Other statements have no markers: any value is one too many.
+		if n := len(opts.Values); n > 0 {
+			return nil, origin.countError(0, n)
+		}
+	}
 	switch p := p.(type) {
 	case *plan.Select:
-		return e.runSelect(ctx, p, opts, fp)
+		return e.runSelect(ctx, p, opts, fp, origin)
 	case *plan.Modify:
-		vals, err := bindValues(p.Vars, opts)
+		vals, err := bindValues(p.Vars, opts, origin)
 		if err != nil {
 			return nil, err
 		}
@@ -212,7 +264,7 @@ func (s *Session) run(ctx context.Context, p plan.Statement, opts *Options, fp u
 		}
 		return rowsOrVoid(rows), nil
 	case *plan.Batch:
-		vals, err := bindValues(p.Vars, opts)
+		vals, err := bindValues(p.Vars, opts, origin)
 		if err != nil {
 			return nil, err
 		}
@@ -234,7 +286,14 @@ func (s *Session) run(ctx context.Context, p plan.Statement, opts *Options, fp u
 		s.setKeyspace(p.Keyspace)
 		return &Result{Kind: ResultSetKeyspace, Keyspace: p.Keyspace}, nil
 	}
-	return e.runSchema(ctx, p)
+	res, err := e.runSchema(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.afterSchemaChange(ctx, p, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 func (e *Engine) request(vals []exec.Value, opts *Options) *exec.Request {
@@ -248,8 +307,8 @@ func (e *Engine) request(vals []exec.Value, opts *Options) *exec.Request {
 	return req
 }
 
-func (e *Engine) runSelect(ctx context.Context, p *plan.Select, opts *Options, fp uint64) (*Result, error) {
-	vals, err := bindValues(p.Vars, opts)
+func (e *Engine) runSelect(ctx context.Context, p *plan.Select, opts *Options, fp uint64, origin bindOrigin) (*Result, error) {
+	vals, err := bindValues(p.Vars, opts, origin)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/partita-db/partita/internal/catalog"
 	"github.com/partita-db/partita/internal/cqlerr"
+	"github.com/partita-db/partita/internal/functions"
 	"github.com/partita-db/partita/internal/plan"
 	"github.com/partita-db/partita/internal/systables"
 	"github.com/partita-db/partita/internal/types"
@@ -251,6 +252,8 @@ type sumAcc struct {
 	sum    *big.Rat
 	fsum   float64
 	n      int64
+	// mean is a decimal average, kept as Cassandra keeps it.
+	mean functions.DecimalMean
 }
 
 func (s *sumAcc) add(v []byte) error {
@@ -275,7 +278,7 @@ func (s *sumAcc) add(v []byte) error {
 			r.Mul(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-scale)), nil)))
 		}
 		s.sum.Add(s.sum, r)
-		return nil
+		return s.mean.Add(v)
 	}
 	n, err := types.BigInt(s.t, v)
 	if err != nil {
@@ -300,6 +303,9 @@ func (s *sumAcc) result() ([]byte, error) {
 			return types.EncodeFloat(float32(f)), nil
 		}
 		return types.EncodeDouble(f), nil
+	}
+	if s.t.Kind == types.KindDecimal && s.avg {
+		return s.mean.Result(), nil
 	}
 	total := new(big.Rat).Set(s.sum)
 	if s.avg && s.n > 0 {

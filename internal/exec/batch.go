@@ -81,7 +81,15 @@ func (x *Executor) Batch(ctx context.Context, typ ast.BatchType, items []BatchIt
 	if err != nil {
 		return nil, nil, err
 	}
-	return nil, warnings, x.apply(ctx, muts)
+	return nil, warnings, x.applyMaintained(ctx, batchModifies(items), muts, ctxs[0].now, false)
+}
+
+func batchModifies(items []BatchItem) []*plan.Modify {
+	ms := make([]*plan.Modify, len(items))
+	for i, it := range items {
+		ms[i] = it.Modify
+	}
+	return ms
 }
 
 // batchMutations builds every statement's mutations and folds them into
@@ -131,7 +139,7 @@ func (x *Executor) readingBatch(ctx context.Context, typ ast.BatchType, items []
 		return nil, err
 	}
 	if !items[0].Modify.Table.IsCounter {
-		return warnings, x.apply(ctx, muts)
+		return warnings, x.applyMaintained(ctx, batchModifies(items), muts, ctxs[0].now, true)
 	}
 	for i, it := range items {
 		w := ctxs[i]
@@ -204,7 +212,6 @@ func (x *Executor) conditionalBatch(ctx context.Context, items []BatchItem, ctxs
 	if err != nil {
 		return nil, nil, err
 	}
-	applied := true
 	newest := backend.NoTimestamp
 	for i, it := range items {
 		w := ctxs[i]
@@ -212,18 +219,10 @@ func (x *Executor) conditionalBatch(ctx context.Context, items []BatchItem, ctxs
 			return nil, nil, err
 		}
 		newest = max(newest, w.current.newest())
-		if !it.Modify.IsConditional() {
-			continue
-		}
-		pks, cks, err := w.keysOf(it.Modify)
-		if err != nil {
-			return nil, nil, err
-		}
-		ok, _, err := w.checkConditions(it.Modify, pks[0], cks)
-		if err != nil {
-			return nil, nil, err
-		}
-		applied = applied && ok
+	}
+	applied, err := checkBatchConditions(items, ctxs)
+	if err != nil {
+		return nil, nil, err
 	}
 	if !applied {
 		res, err := x.casFailure(ctx, cas, ctxs[0].now)
@@ -240,10 +239,55 @@ func (x *Executor) conditionalBatch(ctx context.Context, items []BatchItem, ctxs
 	for i := range muts {
 		withTimestamp(&muts[i], ts)
 	}
-	if err := x.apply(ctx, muts); err != nil {
+	if err := x.applyMaintained(ctx, batchModifies(items), muts, ctxs[0].now, true); err != nil {
 		return nil, nil, err
 	}
 	return appliedResult(cas.table, true), nil, nil
+}
+
+// checkBatchConditions evaluates the conditions of a batch's statements
+// in Cassandra's order (CQL3CasRequest.appliesTo): all are bound first,
+// then the static row's conditions are evaluated, then each row's in
+// clustering order (statement by statement for a row), up to the first
+// that does not hold.
+func checkBatchConditions(items []BatchItem, ctxs []*writeContext) (bool, error) {
+	type rowConditions struct {
+		item int
+		pk   partitionKey
+		cks  [][]byte
+		row  []byte
+	}
+	var rows []rowConditions
+	for i, it := range items {
+		m, w := it.Modify, ctxs[i]
+		if !m.IsConditional() {
+			continue
+		}
+		if err := w.bindConditions(m); err != nil {
+			return false, err
+		}
+		pks, cks, err := w.keysOf(m)
+		if err != nil {
+			return false, err
+		}
+		r := rowConditions{item: i, pk: pks[0], cks: cks}
+		if len(cks) > 0 {
+			r.row = cks[0]
+		}
+		rows = append(rows, r)
+	}
+	for _, r := range rows {
+		if ok, err := ctxs[r.item].checkRowConditions(items[r.item].Modify, r.pk, r.cks, true); err != nil || !ok {
+			return false, err
+		}
+	}
+	sort.SliceStable(rows, func(a, b int) bool { return bytes.Compare(rows[a].row, rows[b].row) < 0 })
+	for _, r := range rows {
+		if ok, err := ctxs[r.item].checkRowConditions(items[r.item].Modify, r.pk, r.cks, false); err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // casKind is what a conditional batch asks of one row
@@ -257,9 +301,10 @@ const (
 	casNotExists
 )
 
-// casRequest gathers the conditions of a conditional batch, one entry per
-// row, as CQL3CasRequest does; it also decides what the read for the
-// result of a batch that does not apply returns.
+// casRequest gathers the conditions of a conditional batch (or of one
+// conditional statement), one entry per row, as CQL3CasRequest does; it
+// also decides what the read for the result of one that does not apply
+// returns.
 type casRequest struct {
 	table *catalog.Table
 	pk    partitionKey
@@ -276,6 +321,9 @@ type casRequest struct {
 	conditionColumns map[*catalog.Column]bool
 	updatesRegular   bool
 	updatesStatic    bool
+	// batch: the result of a batch names the primary key columns before
+	// the condition columns, to tell its rows apart.
+	batch bool
 }
 
 // newCASRequest checks a conditional batch's statements in
@@ -294,18 +342,12 @@ func newCASRequest(items []BatchItem, ctxs []*writeContext) (*casRequest, error)
 			return nil, cqlerr.Serverf("java.lang.IllegalArgumentException: Batch with conditions cannot span multiple partitions (you cannot use IN on the partition key)")
 		}
 		if cas == nil {
-			cas = &casRequest{table: m.Table, pk: pks[0], rows: map[string]casKind{}, conditionColumns: map[*catalog.Column]bool{}}
+			cas = &casRequest{table: m.Table, pk: pks[0], rows: map[string]casKind{}, conditionColumns: map[*catalog.Column]bool{}, batch: true}
 		} else if !bytes.Equal(cas.pk.logical.Key, pks[0].logical.Key) {
 			return nil, cqlerr.Invalidf("Batch with conditions cannot span multiple partitions")
 		}
-		for _, r := range m.Clustering {
-			if r.Kind == plan.RestrictIN {
-				word := "deletions"
-				if m.Kind == plan.Update {
-					word = "updates"
-				}
-				return nil, cqlerr.Invalidf("IN on the clustering key columns is not supported with conditional %s", word)
-			}
+		if err := checkConditionalKeys(m); err != nil {
+			return nil, err
 		}
 		cas.updatesRegular = cas.updatesRegular || len(m.Table.Clustering) == 0 || len(m.Clustering) > 0
 		if !m.IsConditional() {
@@ -436,8 +478,8 @@ func (cas *casRequest) fetches(c *catalog.Column) bool {
 	return cas.updatesRegular || cas.conditionColumns[c]
 }
 
-// casFailure is the result of a conditional batch that does not apply:
-// [applied] false with the rows the read for its conditions found
+// casFailure is the result of a conditional batch (or statement) that does
+// not apply: [applied] false with the rows the read for its conditions found
 // (ModificationStatement.buildCasFailureResultSet). The read fetches the
 // rows with conditions, or, when only the static row has some, the first
 // live row of the partition; a partition with static data and no such row
@@ -449,8 +491,12 @@ func (x *Executor) casFailure(ctx context.Context, cas *casRequest, now int64) (
 	if cas.allColumns {
 		cols = t.Columns
 	} else {
+		var keys []*catalog.Column
+		if cas.batch {
+			keys = append(append(keys, t.PartitionKey...), t.Clustering...)
+		}
 		seen := map[*catalog.Column]bool{}
-		for _, c := range append(append(append([]*catalog.Column{}, t.PartitionKey...), t.Clustering...), cas.columns...) {
+		for _, c := range append(keys, cas.columns...) {
 			if !seen[c] {
 				seen[c] = true
 				cols = append(cols, c)
@@ -512,6 +558,7 @@ func (x *Executor) casRead(ctx context.Context, cas *casRequest, now int64) (*ba
 	if err != nil {
 		return nil, nil, err
 	}
+	it = hideDropped(t, it, now)
 	defer it.Close()
 	var static *backend.Row
 	var rows []*backend.Row
@@ -736,15 +783,20 @@ func javaHashSet(names []string) string {
 	return "[" + strings.Join(ordered, ", ") + "]"
 }
 
-// Sizes of Cassandra 4.1's PartitionUpdate.dataSize: a deletion time is a
-// long and an int, a cell a timestamp, a TTL and a local deletion time
-// besides its value and path, a row's liveness a timestamp (and a TTL and
-// an expiry time when it expires).
+// Sizes of Cassandra 5.0's PartitionUpdate.dataSize (measured against
+// 5.0.6's batch size warnings): a cell counts its timestamp, TTL and a
+// long local deletion time besides its value and path; a row its
+// liveness timestamp and its deletion (a timestamp, a local deletion
+// time and the shadowable flag), and an expiring liveness its TTL and
+// long expiry time; a complex column its deletion time; a range
+// tombstone its bounds, timestamp and local deletion time.
 const (
-	deletionTimeSize = 12
-	cellSize         = 16
-	livenessSize     = 8
-	expiringSize     = 8
+	rowDeletionSize     = 13
+	complexDeletionSize = 12
+	rangeDeletionSize   = 12
+	cellSize            = 20
+	livenessSize        = 8
+	expiringSize        = 12
 	// counterUpdateSize is the counter context of an increment
 	// (CounterContext.createUpdate: a header and one local shard).
 	counterUpdateSize = 36
@@ -758,13 +810,13 @@ func updateSize(t *catalog.Table, m *backend.Mutation) int {
 	if len(m.RangeTombstones) > 0 {
 		size += 4
 		for _, rt := range m.RangeTombstones {
-			size += 2*clusteringSize(t, rt.Slice.Start) + deletionTimeSize
+			size += clusteringSize(t, rt.Slice.Start) + clusteringSize(t, rt.Slice.End) + rangeDeletionSize
 		}
 	}
 	if m.Static != nil {
 		size += rowSize(t, m.Static)
 	} else {
-		size += livenessSize + deletionTimeSize
+		size += livenessSize + rowDeletionSize
 	}
 	for i := range m.Rows {
 		size += rowSize(t, &m.Rows[i])
@@ -774,7 +826,7 @@ func updateSize(t *catalog.Table, m *backend.Mutation) int {
 
 // rowSize is BTreeRow.dataSize.
 func rowSize(t *catalog.Table, r *backend.Row) int {
-	size := clusteringSize(t, r.Clustering) + livenessSize + deletionTimeSize
+	size := clusteringSize(t, r.Clustering) + livenessSize + rowDeletionSize
 	if r.Liveness.IsExpiring() {
 		size += expiringSize
 	}
@@ -795,7 +847,7 @@ func rowSize(t *catalog.Table, r *backend.Row) int {
 			complex[c.Column] = true
 		}
 	}
-	return size + deletionTimeSize*len(complex)
+	return size + complexDeletionSize*len(complex)
 }
 
 // pathSize is the size of a cell path as Cassandra stores it: a list

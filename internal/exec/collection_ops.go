@@ -57,6 +57,14 @@ func (w *writeContext) elementOperation(row *backend.Row, op plan.Operation, v [
 		return err
 	}
 	if unset {
+		switch {
+		case col.Type.Kind == types.KindMap:
+			return cqlerr.Invalidf("Invalid unset map key")
+		case op.Kind == plan.OpDeleteElement:
+			return nil // Lists.DiscarderByIndex and Sets.ElementDiscarder skip it
+		case col.Type.Kind == types.KindList:
+			return cqlerr.Invalidf("Invalid unset value for list index")
+		}
 		return cqlerr.Invalidf("Invalid unset map key")
 	}
 	switch col.Type.Kind {
@@ -112,8 +120,11 @@ func (w *writeContext) listIndexOperation(row *backend.Row, op plan.Operation, k
 
 // counterUpdate adds delta (sign applied) to the counter's current value,
 // read under the partition's lock; the write supersedes that value because
-// its timestamp was raised above it (Request.lockedTimestamp). The sum
-// wraps like Java's long arithmetic.
+// its timestamp was raised above it (Request.lockedTimestamp). A counter
+// this statement already updated (c = c + 1, c = c + 2, or a static counter
+// updated once per clustering row) adds to that update, as Cassandra sums
+// the increments of one mutation. The sum wraps like Java's long
+// arithmetic.
 func (w *writeContext) counterUpdate(row *backend.Row, op plan.Operation, v []byte, attrs attributes, sign int64) error {
 	if v == nil {
 		return cqlerr.Invalidf("Invalid null value for counter increment/decrement")
@@ -122,8 +133,15 @@ func (w *writeContext) counterUpdate(row *backend.Row, op plan.Operation, v []by
 	if err != nil {
 		return err
 	}
+	cur := w.cur.value(op.Column)
+	pending := -1
+	for i := range row.Cells {
+		if row.Cells[i].Column == op.Column.ID {
+			pending, cur = i, row.Cells[i].Value
+		}
+	}
 	var current int64
-	if cur := w.cur.value(op.Column); cur != nil {
+	if cur != nil {
 		if current, err = types.Int64(types.Counter, cur); err != nil {
 			return err
 		}
@@ -132,7 +150,12 @@ func (w *writeContext) counterUpdate(row *backend.Row, op plan.Operation, v []by
 	if err != nil {
 		return err
 	}
-	row.Cells = append(row.Cells, attrs.cell(op.Column.ID, nil, out, w.now))
+	cell := attrs.cell(op.Column.ID, nil, out, w.now)
+	if pending >= 0 {
+		row.Cells[pending] = cell
+		return nil
+	}
+	row.Cells = append(row.Cells, cell)
 	return nil
 }
 

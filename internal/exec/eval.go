@@ -61,8 +61,13 @@ func (e *evaluator) eval(t *plan.Term) (v []byte, unset bool, err error) {
 			if err != nil {
 				return nil, false, err
 			}
+			if unset && t.Kind == plan.TermUDT {
+				// UserTypes.DelayedValue.
+				return nil, false, cqlerr.Invalidf("Invalid unset value for field '%s' of user defined type %s", t.Type.FieldNames[i], t.Type.Name)
+			}
 			if unset {
-				return nil, false, cqlerr.Invalidf("Invalid unset value for %s", t.Text)
+				// Tuples.DelayedValue.
+				return nil, false, cqlerr.Invalidf("Invalid unset value for tuple field number %d", i)
 			}
 			parts[i] = v
 		}

@@ -98,7 +98,7 @@ func (x *Executor) Modify(ctx context.Context, m *plan.Modify, req *Request) (*R
 	if err != nil {
 		return nil, err
 	}
-	return nil, x.apply(ctx, muts)
+	return nil, x.applyMaintained(ctx, []*plan.Modify{m}, muts, w.now, false)
 }
 
 // resolveJSON evaluates INSERT JSON's text and returns the plain INSERT.
@@ -107,7 +107,11 @@ func (w *writeContext) resolveJSON(m *plan.Modify) (*plan.Modify, error) {
 	if err != nil {
 		return nil, err
 	}
-	if unset || text == nil {
+	switch {
+	case unset:
+		// Cassandra reads the unset marker's empty buffer as the text "".
+		text = []byte{}
+	case text == nil:
 		return nil, cqlerr.Invalidf("Got null for INSERT JSON values")
 	}
 	return m.ResolveJSON(text)

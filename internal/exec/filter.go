@@ -19,6 +19,7 @@ type compiledFilter struct {
 	end                   [][]byte
 	mapKey                []byte
 	contains, containsKey [][]byte
+	entryKeys, entryVals  [][]byte
 }
 
 // compileFilters evaluates row-filter restrictions (RowFilter expressions:
@@ -58,9 +59,8 @@ func (e *evaluator) compile(rs []*plan.Restriction, tuples func(*plan.Restrictio
 				f.end, err = bound(r, r.End)
 			}
 		case plan.RestrictMapEQ:
-			if f.mapKey, err = e.filterValue(r.MapKey, r); err == nil {
-				var v []byte
-				v, err = e.filterValue(r.Value, r)
+			var v []byte
+			if f.mapKey, v, err = e.mapEntry(plan.MapEntry{Key: r.MapKey, Value: r.Value}, r); err == nil {
 				f.value = [][]byte{v}
 			}
 		case plan.RestrictContains:
@@ -89,7 +89,36 @@ func (e *evaluator) compileContains(f *compiledFilter) error {
 		}
 		f.containsKey = append(f.containsKey, v)
 	}
+	for _, entry := range f.r.Entries {
+		k, v, err := e.mapEntry(entry, f.r)
+		if err != nil {
+			return err
+		}
+		f.entryKeys, f.entryVals = append(f.entryKeys, k), append(f.entryVals, v)
+	}
 	return nil
+}
+
+// mapEntry evaluates the key and value of m[k] = v; RowFilter refuses a
+// null key or value (SimpleExpression.validate, MAP_ELEMENT).
+func (e *evaluator) mapEntry(entry plan.MapEntry, r *plan.Restriction) (key, value []byte, err error) {
+	eval := func(t *plan.Term, what string) ([]byte, error) {
+		v, unset, err := e.evalValid(t)
+		switch {
+		case err != nil:
+			return nil, err
+		case unset:
+			return nil, cqlerr.Invalidf("Unsupported unset %s for column %s", what, r.Columns[0].Name)
+		case v == nil:
+			return nil, cqlerr.Invalidf("Unsupported null %s for column %s", what, r.Columns[0].Name)
+		}
+		return v, nil
+	}
+	if key, err = eval(entry.Key, "map key"); err != nil {
+		return nil, nil, err
+	}
+	value, err = eval(entry.Value, "map value")
+	return key, value, err
 }
 
 // filterTuples evaluates an EQ or IN row filter into the value tuples it
@@ -111,7 +140,7 @@ func (e *evaluator) filterTuples(r *plan.Restriction) ([][][]byte, error) {
 		case err != nil:
 			return nil, err
 		case unset:
-			return nil, cqlerr.Invalidf("Invalid unset value for column %s", r.Columns[0].Name)
+			continue // dropped, as a null element is
 		case term.Kind == plan.TermBindList && v == nil:
 			return nil, cqlerr.Invalidf("Invalid null value for IN restriction")
 		}
@@ -171,7 +200,8 @@ func (e *evaluator) filterValue(t *plan.Term, r *plan.Restriction) ([]byte, erro
 		return nil, err
 	}
 	if unset {
-		return nil, cqlerr.Invalidf("Invalid unset value for column %s", r.Columns[0].Name)
+		// RowFilter.SimpleExpression.validate.
+		return nil, cqlerr.Invalidf("Unsupported unset value for column %s", r.Columns[0].Name)
 	}
 	if v == nil {
 		return nil, cqlerr.Invalidf("Unsupported null value for column %s", r.Columns[0].Name)
@@ -271,6 +301,11 @@ func (f *compiledFilter) collectionMatches(t *types.Type, v []byte) bool {
 	}
 	for _, want := range f.containsKey {
 		if !containsValue(t.Elems[0], keys, want) {
+			return false
+		}
+	}
+	for i := range f.entryKeys {
+		if !mapGet(t, v, f.entryKeys[i], f.entryVals[i]) {
 			return false
 		}
 	}

@@ -5,12 +5,14 @@ import (
 
 	"github.com/partita-db/partita/internal/backend"
 	"github.com/partita-db/partita/internal/catalog"
+	"github.com/partita-db/partita/internal/cqlerr"
 	"github.com/partita-db/partita/internal/token"
 	"github.com/partita-db/partita/internal/types"
 )
 
 // A secondary index is stored as a hidden table (the index's StorageID):
-// one partition per indexed value, whose rows are the base rows holding it,
+// one partition per indexed value (a map entry's key and value together for
+// an entries() index), whose rows are the base rows holding it,
 // clustered by the base row's position: base token (order-preserving),
 // escaped base partition key, then the base clustering key. An index on a
 // static or partition key column has one entry per base partition, with an
@@ -95,6 +97,12 @@ func indexValues(t *catalog.Table, ix *catalog.Index, pk [][]byte, row *backend.
 		v := c.Value
 		if c.Path != nil {
 			switch {
+			case ix.Target == "entries":
+				key, _, err := types.DecodeKey(col.Type.Elems[0], c.Path, false)
+				if err != nil {
+					continue
+				}
+				v = entryIndexValue(key, c.Value)
 			case ix.Target == "keys" || col.Type.Kind == types.KindSet:
 				el, _, err := types.DecodeKey(col.Type.Elems[0], c.Path, false)
 				if err != nil {
@@ -111,6 +119,13 @@ func indexValues(t *catalog.Table, ix *catalog.Index, pk [][]byte, row *backend.
 	return vals, lives
 }
 
+// entryIndexValue is the value an entries() index holds for a map entry:
+// the key and the value as a composite (CompositeType's layout, so its size
+// is the one Cassandra limits).
+func entryIndexValue(key, value []byte) []byte {
+	return token.SerializeKey([][]byte{key, value})
+}
+
 func expiresAt(c *backend.Cell) int64 {
 	if c.TTL > 0 {
 		return c.LocalDeletionTime
@@ -118,8 +133,27 @@ func expiresAt(c *backend.Cell) int64 {
 	return backend.NoDeletionTime
 }
 
-// indexMutations returns the index entries of the base mutations.
+// maxIndexedValue is the size from which a value cannot be indexed: an
+// index's partition key is limited to 65535 bytes
+// (CassandraIndex.validateIndexedValue, FBUtilities.MAX_UNSIGNED_SHORT).
+const maxIndexedValue = 65535
+
+// indexMutations returns the index entries of the base mutations, refusing
+// the write if a value of a regular or static column is too large to index
+// (CassandraIndex.validate; key columns are bounded by the key limits).
 func indexMutations(t *catalog.Table, muts []backend.Mutation) ([]backend.Mutation, error) {
+	return indexEntries(t, muts, true)
+}
+
+func checkIndexedValue(t *catalog.Table, ix *catalog.Index, v []byte) error {
+	if len(v) < maxIndexedValue {
+		return nil
+	}
+	return cqlerr.Invalidf("Cannot index value of size %d for index %s on %s(%s) (maximum allowed size=%d)",
+		len(v), ix.Name, t.QualifiedName(), ix.Column, maxIndexedValue)
+}
+
+func indexEntries(t *catalog.Table, muts []backend.Mutation, validate bool) ([]backend.Mutation, error) {
 	if len(t.Indexes) == 0 {
 		return nil, nil
 	}
@@ -130,15 +164,25 @@ func indexMutations(t *catalog.Table, muts []backend.Mutation) ([]backend.Mutati
 		if err != nil {
 			return nil, err
 		}
-		add := func(ix *catalog.Index, row *backend.Row, ck []byte) {
+		add := func(ix *catalog.Index, row *backend.Row, ck []byte, check bool) error {
 			vals, lives := indexValues(t, ix, pk, row)
 			for j, v := range vals {
+				if check {
+					if err := checkIndexedValue(t, ix, v); err != nil {
+						return err
+					}
+				} else if len(v) > maxIndexedValue {
+					// Too long for an index key: Cassandra's build skips
+					// the entry, and no query can look it up.
+					continue
+				}
 				entry := backend.NewRow(entryKey(m.Partition.LogicalPartition, ck))
 				entry.Liveness = lives[j]
 				mut := backend.NewMutation(indexPartition(ix, v))
 				mut.Rows = append(mut.Rows, entry)
 				out = append(out, mut)
 			}
+			return nil
 		}
 		for _, ix := range t.Indexes {
 			col := t.Column(ix.Column)
@@ -148,7 +192,9 @@ func indexMutations(t *catalog.Table, muts []backend.Mutation) ([]backend.Mutati
 			switch col.Kind {
 			case catalog.Static:
 				if m.Static != nil {
-					add(ix, m.Static, nil)
+					if err := add(ix, m.Static, nil, validate); err != nil {
+						return nil, err
+					}
 				}
 			case catalog.PartitionKey:
 				if e, ok := partitionKeyEntry(t, ix, pk, m); ok {
@@ -156,7 +202,9 @@ func indexMutations(t *catalog.Table, muts []backend.Mutation) ([]backend.Mutati
 				}
 			default:
 				for r := range m.Rows {
-					add(ix, &m.Rows[r], m.Rows[r].Clustering)
+					if err := add(ix, &m.Rows[r], m.Rows[r].Clustering, validate && col.Kind == catalog.Regular); err != nil {
+						return nil, err
+					}
 				}
 			}
 		}
@@ -200,6 +248,7 @@ func (x *Executor) BuildIndex(ctx context.Context, t *catalog.Table, ix *catalog
 		return err
 	}
 	defer it.Close()
+	it = hideDropped(t, it, 0)
 	var batch []backend.Mutation
 	for it.Next() {
 		p := it.Partition()
@@ -212,7 +261,9 @@ func (x *Executor) BuildIndex(ctx context.Context, t *catalog.Table, ix *catalog
 		}
 		only := *t
 		only.Indexes = []*catalog.Index{ix}
-		entries, err := indexMutations(&only, []backend.Mutation{m})
+		// Rows written before the index are indexed whatever their size,
+		// as Cassandra's build does not validate.
+		entries, err := indexEntries(&only, []backend.Mutation{m}, false)
 		if err != nil {
 			return err
 		}

@@ -41,6 +41,12 @@ func (r *selectRun) indexLookupValue() ([]byte, error) {
 	rs := r.p.IndexValue
 	var t *plan.Term
 	switch {
+	case rs.Kind == plan.RestrictMapEQ:
+		key, value, err := r.ev.mapEntry(plan.MapEntry{Key: rs.MapKey, Value: rs.Value}, rs)
+		if err != nil {
+			return nil, err
+		}
+		return entryIndexValue(key, value), nil
 	case rs.Kind == plan.RestrictEQ:
 		t = rs.Value
 	case len(rs.Contains) > 0:
@@ -48,6 +54,19 @@ func (r *selectRun) indexLookupValue() ([]byte, error) {
 	default:
 		t = rs.ContainsKey[0]
 	}
+	v, err := r.indexTerm(t, rs)
+	if err != nil || !rs.Multi {
+		return v, err
+	}
+	// (c) = (v): the tuple's one component.
+	parts, err := splitTuple(true, rs.Columns, v)
+	if err != nil {
+		return nil, err
+	}
+	return parts[0], nil
+}
+
+func (r *selectRun) indexTerm(t *plan.Term, rs *plan.Restriction) ([]byte, error) {
 	v, unset, err := r.ev.evalValid(t)
 	if err != nil {
 		return nil, err
@@ -63,6 +82,9 @@ func (r *selectRun) runIndex(ctx context.Context, state *pagingState) error {
 	value, err := r.indexLookupValue()
 	if err != nil {
 		return err
+	}
+	if len(value) > maxIndexedValue {
+		return cqlerr.Invalidf("Index expression values may not be larger than 64K")
 	}
 	s := &indexScan{r: r, state: state, value: value, sliced: len(r.p.Clustering) > 0}
 	if s.check, err = r.ev.compileFilters([]*plan.Restriction{r.p.IndexValue}); err != nil {
@@ -264,6 +286,7 @@ func (s *indexScan) rowCandidate(ctx context.Context, base backend.LogicalPartit
 	if err != nil {
 		return err
 	}
+	it = hideDropped(r.p.Table, it, r.now)
 	defer it.Close()
 	live := false
 	for !r.done && it.Next() {

@@ -3,6 +3,7 @@ package exec
 import (
 	"bytes"
 	"sort"
+	"strings"
 
 	"github.com/partita-db/partita/internal/backend"
 	"github.com/partita-db/partita/internal/catalog"
@@ -46,6 +47,24 @@ func newPartitionKey(t *catalog.Table, components [][]byte) (partitionKey, error
 // values, de-duplicated and sorted by the columns' types (Cassandra reads
 // IN partitions in that order).
 func (e *evaluator) partitionKeys(t *catalog.Table, perColumn [][]*plan.Term) ([]partitionKey, error) {
+	combos, err := e.partitionKeyComponents(t, perColumn)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]partitionKey, 0, len(combos))
+	for _, c := range combos {
+		pk, err := newPartitionKey(t, c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pk)
+	}
+	return out, nil
+}
+
+// partitionKeyComponents is partitionKeys before the keys are checked: the
+// components of each key, de-duplicated and sorted.
+func (e *evaluator) partitionKeyComponents(t *catalog.Table, perColumn [][]*plan.Term) ([][][]byte, error) {
 	combos := [][][]byte{nil}
 	for i, terms := range perColumn {
 		vals, err := e.keyValues(t.PartitionKey[i].Name, terms)
@@ -61,16 +80,12 @@ func (e *evaluator) partitionKeys(t *catalog.Table, perColumn [][]*plan.Term) ([
 		combos = next
 	}
 	sort.SliceStable(combos, func(i, j int) bool { return compareComponents(t.PartitionKey, combos[i], combos[j]) < 0 })
-	out := make([]partitionKey, 0, len(combos))
+	out := make([][][]byte, 0, len(combos))
 	for i, c := range combos {
 		if i > 0 && compareComponents(t.PartitionKey, combos[i-1], c) == 0 {
 			continue
 		}
-		pk, err := newPartitionKey(t, c)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, pk)
+		out = append(out, c)
 	}
 	return out, nil
 }
@@ -120,6 +135,11 @@ func (e *evaluator) clusteringTuples(r *plan.Restriction) ([][][]byte, error) {
 		terms = []*plan.Term{r.Value}
 	}
 	name := r.Columns[0].Name
+	if r.Multi {
+		if err := e.checkTupleUnset(r, terms); err != nil {
+			return nil, err
+		}
+	}
 	vals, err := e.keyValues(name, terms)
 	if err != nil {
 		return nil, err
@@ -139,7 +159,9 @@ func (e *evaluator) clusteringTuples(r *plan.Restriction) ([][][]byte, error) {
 		}
 		for i, p := range parts {
 			if p == nil {
-				return nil, cqlerr.Invalidf("Invalid null value in condition for column %s", r.Columns[i].Name)
+				// An equality's tuple element (MultiColumnRestriction EQ and
+				// IN); a slice bound's says "in condition".
+				return nil, cqlerr.Invalidf("Invalid null value for column %s", r.Columns[i].Name)
 			}
 		}
 		out = append(out, parts)
@@ -200,11 +222,59 @@ func (e *evaluator) clusteringSlices(t *catalog.Table, rs []*plan.Restriction) (
 	return normalizeSlices(out), nil
 }
 
+// clusteringEmpty reports that clustering restrictions select nothing as
+// Cassandra judges it before reading (Slice.isEmpty): no prefix is left
+// (IN ()), or the slice's start lies after its end, or on it without both
+// being inclusive, comparing the bounds' values. Bounds with no value
+// between them, such as c > 2 AND c < 3 on an int, are not empty to
+// Cassandra, though their key range is. A shorter bound equal to the start
+// of a longer one lies before its extension when it is an inclusive start
+// or an exclusive end, after it otherwise.
+func (e *evaluator) clusteringEmpty(t *catalog.Table, rs []*plan.Restriction) (bool, error) {
+	prefixes, slice, err := e.clusteringPrefixes(t, rs)
+	if err != nil {
+		return false, err
+	}
+	if len(prefixes) == 0 {
+		return true, nil
+	}
+	if slice == nil || slice.Start.Value == nil || slice.End.Value == nil {
+		return false, nil
+	}
+	lo, err := e.boundValues(slice, slice.Start)
+	if err != nil {
+		return false, err
+	}
+	hi, err := e.boundValues(slice, slice.End)
+	if err != nil {
+		return false, err
+	}
+	base := slice.Columns[0].Position
+	for i := 0; i < len(lo) && i < len(hi); i++ {
+		if c := types.Compare(t.Clustering[base+i].Type, lo[i], hi[i]); c != 0 {
+			return c > 0, nil
+		}
+	}
+	switch {
+	case len(lo) < len(hi):
+		return !slice.Start.Inclusive, nil
+	case len(lo) > len(hi):
+		return !slice.End.Inclusive, nil
+	default:
+		return !slice.Start.Inclusive || !slice.End.Inclusive, nil
+	}
+}
+
 // boundValues evaluates a slice bound into the values of its columns.
 func (e *evaluator) boundValues(r *plan.Restriction, b plan.Bound) ([][]byte, error) {
 	v, unset, err := e.evalValid(b.Value)
 	if err != nil {
 		return nil, err
+	}
+	if unset && r.Multi {
+		if err := e.checkTupleUnset(r, []*plan.Term{b.Value}); err != nil {
+			return nil, err
+		}
 	}
 	if unset {
 		return nil, cqlerr.Invalidf("Invalid unset value for column %s", r.Columns[0].Name)
@@ -346,4 +416,24 @@ func (s sliceSet) past(k []byte) bool {
 	}
 	last := s[len(s)-1]
 	return last.End != nil && bytes.Compare(k, last.End) >= 0
+}
+
+// checkTupleUnset refuses a multi-column relation whose tuple, or list of
+// tuples (IN ?), is bound unset, in the words of Cassandra's
+// MultiColumnRestriction: "tuple (a, b)", "in(a, b)".
+func (e *evaluator) checkTupleUnset(r *plan.Restriction, terms []*plan.Term) error {
+	for _, t := range terms {
+		if t.Kind != plan.TermBind && t.Kind != plan.TermBindList || t.Bind >= len(e.values) || !e.values[t.Bind].Unset {
+			continue
+		}
+		names := make([]string, len(r.Columns))
+		for i, c := range r.Columns {
+			names[i] = c.Name
+		}
+		if t.Kind == plan.TermBindList {
+			return cqlerr.Invalidf("Invalid unset value for in(%s)", strings.Join(names, ", "))
+		}
+		return cqlerr.Invalidf("Invalid unset value for tuple (%s)", strings.Join(names, ", "))
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package exec
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"math"
 
 	"github.com/partita-db/partita/internal/backend"
@@ -55,6 +56,7 @@ func (x *Executor) readCurrent(ctx context.Context, t *catalog.Table, pks []part
 		if err != nil {
 			return nil, err
 		}
+		it = hideDropped(t, it, now)
 		for it.Next() {
 			r := copyRow(it.Row())
 			if r.Clustering == nil {
@@ -178,6 +180,11 @@ func (x *Executor) modifyWithRead(ctx context.Context, w *writeContext, m *plan.
 	if err != nil {
 		return nil, err
 	}
+	if m.IsConditional() {
+		if err := checkConditionalKeys(m); err != nil {
+			return nil, err
+		}
+	}
 	logical := make([]backend.LogicalPartition, len(pks))
 	for i, pk := range pks {
 		logical[i] = pk.logical
@@ -193,9 +200,12 @@ func (x *Executor) modifyWithRead(ctx context.Context, w *writeContext, m *plan.
 		return nil, err
 	}
 	if m.IsConditional() {
-		applied, res, err := w.checkConditions(m, pks[0], cks)
-		if err != nil || !applied {
-			return res, err
+		applied, err := w.checkConditions(m, pks[0], cks)
+		if err != nil {
+			return nil, err
+		}
+		if !applied {
+			return x.statementCASFailure(ctx, w, m, pks[0], cks)
 		}
 	}
 	w.timestamp = req.lockedTimestamp(rmwKindOf(m), w.current.newest())
@@ -208,13 +218,32 @@ func (x *Executor) modifyWithRead(ctx context.Context, w *writeContext, m *plan.
 			withTimestamp(&muts[i], w.timestamp)
 		}
 	}
-	if err := x.apply(ctx, muts); err != nil {
+	if err := x.applyMaintained(ctx, []*plan.Modify{m}, muts, w.now, true); err != nil {
 		return nil, err
 	}
 	if m.IsConditional() {
 		return appliedResult(m.Table, true), nil
 	}
 	return nil, nil
+}
+
+// checkConditionalKeys refuses IN on the keys of a conditional statement,
+// which Cassandra checks once it has built (and validated) the partition
+// keys (ModificationStatement.makeCasRequest).
+func checkConditionalKeys(m *plan.Modify) error {
+	word := "updates"
+	if m.Kind == plan.Delete {
+		word = "deletions"
+	}
+	if partitionKeyIN(m) {
+		return cqlerr.Invalidf("IN on the partition key is not supported with conditional %s", word)
+	}
+	for _, r := range m.Clustering {
+		if r.Kind == plan.RestrictIN {
+			return cqlerr.Invalidf("IN on the clustering key columns is not supported with conditional %s", word)
+		}
+	}
+	return nil
 }
 
 // keysOf evaluates the partition keys and full clustering keys m writes.
@@ -242,73 +271,94 @@ func appliedResult(t *catalog.Table, applied bool) *Rows {
 		Rows: [][][]byte{{types.EncodeBoolean(applied)}}}
 }
 
-// checkConditions evaluates IF NOT EXISTS / IF EXISTS / IF conditions on the
-// current row. When they fail it returns the result Cassandra sends: false
-// plus the current values (every column for IF [NOT] EXISTS on an existing
-// row, the condition columns otherwise).
-func (w *writeContext) checkConditions(m *plan.Modify, pk partitionKey, cks [][]byte) (bool, *Rows, error) {
-	t := m.Table
+// checkConditions evaluates IF NOT EXISTS / IF EXISTS / IF conditions on
+// the current row (CQL3CasRequest.appliesTo): bound first, then the static
+// row's conditions, then the row's, up to the first that does not hold.
+func (w *writeContext) checkConditions(m *plan.Modify, pk partitionKey, cks [][]byte) (bool, error) {
+	if err := w.bindConditions(m); err != nil {
+		return false, err
+	}
+	for _, static := range []bool{true, false} {
+		if ok, err := w.checkRowConditions(m, pk, cks, static); err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// checkRowConditions evaluates the part of m's conditions that is on the
+// static row, or on the row m names: Cassandra evaluates the static row's
+// conditions first, then each row's in clustering order, and stops at the
+// first that does not hold, so a later condition's error is not reported.
+func (w *writeContext) checkRowConditions(m *plan.Modify, pk partitionKey, cks [][]byte, static bool) (bool, error) {
 	var ck []byte
 	if len(cks) > 0 {
 		ck = cks[0]
 	}
 	v := w.current.view(pk, ck)
-	exists := v.row != nil
-	if m.StaticOnly && len(m.Clustering) == 0 {
-		exists = v.static != nil
-	}
-	switch {
-	case m.IfNotExists:
-		if !exists {
-			return true, nil, nil
+	if m.IfNotExists || m.IfExists {
+		staticRow := m.StaticOnly && len(m.Clustering) == 0
+		if staticRow != static {
+			return true, nil
 		}
-		return false, w.currentValues(t, v, t.Columns), nil
-	case m.IfExists:
-		if exists {
-			return true, nil, nil
+		exists := v.row != nil
+		if staticRow {
+			exists = v.static != nil
 		}
-		return false, appliedResult(t, false), nil
+		return exists == m.IfExists, nil
 	}
-	ok := true
 	for _, c := range m.Conditions {
-		match, err := w.conditionHolds(c, v)
-		if err != nil {
-			return false, nil, err
+		if (c.Column.Kind == catalog.Static) != static {
+			continue
 		}
-		ok = ok && match
+		match, err := w.conditionHolds(c, v)
+		if err != nil || !match {
+			return false, err
+		}
 	}
-	if ok {
-		return true, nil, nil
-	}
-	if v.row == nil && v.static == nil {
-		// Nothing read: Cassandra merges an empty failure result set into
-		// [applied] alone (ModificationStatement.buildCasResultSet).
-		return false, appliedResult(t, false), nil
-	}
-	// The condition columns in IF order, regular ones before static ones,
-	// each once (ColumnConditions.getColumns, buildCasFailureResultSet).
-	var cols []*catalog.Column
-	seen := map[*catalog.Column]bool{}
-	for _, static := range []bool{false, true} {
-		for _, c := range m.Conditions {
-			if c.Column.Kind == catalog.Static == static && !seen[c.Column] {
-				seen[c.Column] = true
-				cols = append(cols, c.Column)
+	return true, nil
+}
+
+// bindConditions refuses the unset values Cassandra refuses when it binds
+// the conditions, before evaluating any (ColumnCondition.bindAndGetTerms).
+func (w *writeContext) bindConditions(m *plan.Modify) error {
+	for _, c := range m.Conditions {
+		var terms []*plan.Term
+		switch c.Op {
+		case ast.OpIn:
+			for _, t := range c.Values {
+				if t.Kind == plan.TermBindList {
+					terms = append(terms, t)
+				}
+			}
+		case ast.OpContains, ast.OpContainsKey:
+		default:
+			terms = append(terms, c.Value)
+		}
+		for _, t := range terms {
+			_, unset, err := w.evalValid(t)
+			if err != nil {
+				return err
+			}
+			if unset {
+				return cqlerr.Invalidf("Invalid 'unset' value in condition")
 			}
 		}
 	}
-	return false, w.currentValues(t, v, cols), nil
+	return nil
 }
 
-func (w *writeContext) currentValues(t *catalog.Table, v *rowView, cols []*catalog.Column) *Rows {
-	res := appliedResult(t, false)
-	row := res.Rows[0]
-	for _, c := range cols {
-		res.Columns = append(res.Columns, plan.ResultColumn{Keyspace: t.Keyspace, Table: t.Name, Name: c.Name, Type: c.Type})
-		row = append(row, v.value(c))
+// statementCASFailure is the result of a conditional statement that does
+// not apply: [applied] false with what the read for its conditions
+// returned (casFailure), the statement being a conditional batch of one
+// whose result names no key columns.
+func (x *Executor) statementCASFailure(ctx context.Context, w *writeContext, m *plan.Modify, pk partitionKey, cks [][]byte) (*Rows, error) {
+	cas := &casRequest{table: m.Table, pk: pk, rows: map[string]casKind{}, conditionColumns: map[*catalog.Column]bool{},
+		updatesRegular: len(m.Table.Clustering) == 0 || len(m.Clustering) > 0}
+	if err := cas.add(m, cks); err != nil {
+		return nil, err
 	}
-	res.Rows[0] = row
-	return res
+	return x.casFailure(ctx, cas, w.now)
 }
 
 // conditionHolds evaluates one IF condition (ColumnCondition.Bound).
@@ -330,22 +380,35 @@ func (w *writeContext) conditionHolds(c plan.Condition, v *rowView) (bool, error
 			current = fields[c.Field]
 		}
 	}
+	// A whole non-frozen collection or UDT: an empty collection does not
+	// exist, so an empty value compares as null (Operator.isSatisfiedBy on
+	// multi-cell data).
+	multiCell := c.Key == nil && c.Field < 0 && typ.IsMultiCell()
+	cmp := comparator{typ: typ}
 	switch c.Op {
 	case ast.OpIn:
-		vals, err := w.conditionValues(c)
+		vals, err := w.conditionValues(c, multiCell)
 		if err != nil {
 			return false, err
 		}
 		for _, want := range vals {
-			if equalValues(typ, current, want) {
-				return true, nil
+			if eq, err := cmp.equal(current, want); err != nil || eq {
+				return eq, err
 			}
 		}
 		return false, nil
 	case ast.OpContains, ast.OpContainsKey:
-		want, _, err := w.evalValid(c.Value)
+		want, unset, err := w.evalValid(c.Value)
 		if err != nil {
 			return false, err
+		}
+		if unset {
+			// Cassandra binds unset as an empty value, which no element
+			// equals.
+			return false, nil
+		}
+		if want == nil {
+			return false, cqlerr.Invalidf("Invalid comparison with null for operator \"%s\"", c.Op)
 		}
 		if current == nil {
 			return false, nil
@@ -365,15 +428,69 @@ func (w *writeContext) conditionHolds(c plan.Condition, v *rowView) (bool, error
 	if unset {
 		return false, cqlerr.Invalidf("Invalid 'unset' value in condition")
 	}
-	return compareCondition(c.Op, typ, current, want)
+	if multiCell && emptyCollection(typ, want) {
+		switch c.Op {
+		case ast.OpEq, ast.OpNeq:
+			want = nil
+		default:
+			return false, cqlerr.Invalidf("Invalid comparison with an empty %s for operator \"%s\"", typ.Kind, c.Op)
+		}
+	}
+	return cmp.holds(c.Op, current, want)
 }
 
-func (w *writeContext) conditionValues(c plan.Condition) ([][]byte, error) {
+// comparator compares the values of an IF condition, in the value's type.
+// (Cassandra 5.0 compares a map element with the map's key type, reading
+// the value's bytes as a key; Partita does not copy that: random_known.txt,
+// cassandra-map-element-condition-key-type.)
+type comparator struct {
+	typ *types.Type
+}
+
+func (k comparator) compare(a, b []byte) (int, error) {
+	return types.Compare(k.typ, a, b), nil
+}
+
+// equal reports whether a and b are equal; null equals only null.
+func (k comparator) equal(a, b []byte) (bool, error) {
+	if a == nil || b == nil {
+		return a == nil && b == nil, nil
+	}
+	if bytes.Equal(a, b) {
+		return true, nil
+	}
+	c, err := k.compare(a, b)
+	return c == 0, err
+}
+
+// emptyCollection reports whether v is a collection of type t with no
+// elements.
+func emptyCollection(t *types.Type, v []byte) bool {
+	if !t.IsCollection() || v == nil {
+		return false
+	}
+	// A serialized collection starts with its element count.
+	return len(v) == 0 || (len(v) >= 4 && binary.BigEndian.Uint32(v) == 0)
+}
+
+// conditionValues evaluates the values of an IN condition; an empty
+// collection among them is null when the column is a whole multi-cell
+// collection.
+func (w *writeContext) conditionValues(c plan.Condition, multiCell bool) ([][]byte, error) {
 	var out [][]byte
+	add := func(v []byte) {
+		if multiCell && emptyCollection(c.Column.Type, v) {
+			v = nil
+		}
+		out = append(out, v)
+	}
 	for _, t := range c.Values {
 		v, unset, err := w.evalValid(t)
 		if err != nil {
 			return nil, err
+		}
+		if unset && t.Kind == plan.TermBindList {
+			return nil, cqlerr.Invalidf("Invalid 'unset' value in condition")
 		}
 		if unset {
 			continue
@@ -386,10 +503,12 @@ func (w *writeContext) conditionValues(c plan.Condition) ([][]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, elems...)
+			for _, e := range elems {
+				add(e)
+			}
 			continue
 		}
-		out = append(out, v)
+		add(v)
 	}
 	return out, nil
 }
@@ -401,14 +520,26 @@ func (w *writeContext) elementOf(c plan.Condition, current []byte) ([]byte, *typ
 	if err != nil {
 		return nil, nil, err
 	}
-	if unset || key == nil {
-		return nil, nil, cqlerr.Invalidf("Invalid null value for %s element access", c.Column.Name)
-	}
 	t := c.Column.Type
+	if key == nil && !unset {
+		return nil, nil, cqlerr.Invalidf("Invalid null value for %s element access", t.Kind)
+	}
+	if unset && t.Kind == types.KindList {
+		// Cassandra binds unset as an empty value, and reading a list
+		// index from it fails (ByteBufferUtil.toInt).
+		return nil, nil, cqlerr.Serverf("java.lang.IndexOutOfBoundsException")
+	}
+	if unset {
+		// An empty map key names no element.
+		return nil, t.Elems[1], nil
+	}
 	if t.Kind == types.KindList {
 		idx, err := types.Int64(types.Int, key)
 		if err != nil {
 			return nil, nil, err
+		}
+		if idx < 0 {
+			return nil, nil, cqlerr.Invalidf("Invalid negative list index %d", idx)
 		}
 		if current == nil {
 			return nil, t.Elems[0], nil
@@ -417,7 +548,7 @@ func (w *writeContext) elementOf(c plan.Condition, current []byte) ([]byte, *typ
 		if err != nil {
 			return nil, nil, err
 		}
-		if idx < 0 || idx >= int64(len(elems)) {
+		if idx >= int64(len(elems)) {
 			return nil, t.Elems[0], nil
 		}
 		return elems[idx], t.Elems[0], nil
@@ -437,15 +568,16 @@ func (w *writeContext) elementOf(c plan.Condition, current []byte) ([]byte, *typ
 	return nil, t.Elems[1], nil
 }
 
-// compareCondition applies a comparison operator of an IF condition; null
-// equals only null, and ordering against null is false (or an error when
-// the condition's own value is null).
-func compareCondition(op ast.Operator, t *types.Type, current, want []byte) (bool, error) {
+// holds applies a comparison operator of an IF condition; null equals
+// only null, and ordering against null is false (or an error when the
+// condition's own value is null).
+func (k comparator) holds(op ast.Operator, current, want []byte) (bool, error) {
 	switch op {
 	case ast.OpEq:
-		return equalValues(t, current, want), nil
+		return k.equal(current, want)
 	case ast.OpNeq:
-		return !equalValues(t, current, want), nil
+		eq, err := k.equal(current, want)
+		return !eq, err
 	}
 	if want == nil {
 		return false, cqlerr.Invalidf("Invalid comparison with null for operator \"%s\"", op)
@@ -453,7 +585,10 @@ func compareCondition(op ast.Operator, t *types.Type, current, want []byte) (boo
 	if current == nil {
 		return false, nil
 	}
-	c := types.Compare(t, current, want)
+	c, err := k.compare(current, want)
+	if err != nil {
+		return false, err
+	}
 	switch op {
 	case ast.OpLt:
 		return c < 0, nil

@@ -52,6 +52,11 @@ type selectRun struct {
 	partRead      int64
 	partitionDone bool
 
+	// namedKeys are the checked partition keys of a read of named
+	// partitions once keysResolved (none when it selects nothing).
+	namedKeys    []partitionKey
+	keysResolved bool
+
 	agg        *aggregation
 	tombstones int64
 	liveRows   int64
@@ -87,10 +92,24 @@ func (x *Executor) Select(ctx context.Context, p *plan.Select, req *Request) (*R
 		return nil, err
 	}
 	r.pageSize = req.PageSize
-	if p.Table.Virtual {
-		// System tables are generated whole and runVirtual keeps no
-		// position to resume from: a page size would cut them short.
-		r.pageSize = 0
+	if p.PartitionKey != nil && p.Index == nil && !p.Table.Virtual {
+		combos, err := r.keyComponents()
+		if err != nil {
+			return nil, err
+		}
+		empty, err := r.selectsNothing(combos)
+		if err != nil {
+			return nil, err
+		}
+		if empty && !p.Selection.Aggregate && !p.GroupBy {
+			return &Rows{Columns: p.Columns()}, nil
+		}
+		if !empty {
+			if r.namedKeys, err = checkedKeys(p.Table, combos); err != nil {
+				return nil, err
+			}
+		}
+		r.keysResolved = true
 	}
 	// Post-ordering drops the row limit from the read (getDataLimits), so
 	// any client page size takes the pager, which refuses it whatever the
@@ -115,7 +134,7 @@ func (x *Executor) Select(ctx context.Context, p *plan.Select, req *Request) (*R
 	r.wantStatic = p.Table.HasStatics()
 	switch {
 	case p.Table.Virtual:
-		err = r.runVirtual(ctx)
+		err = r.runVirtual(ctx, state)
 	case p.Index != nil:
 		err = r.runIndex(ctx, state)
 	case p.PartitionKey != nil:
@@ -201,9 +220,12 @@ func (r *selectRun) checkTombstones(stats backend.ReadStats) error {
 
 // runKeys reads the partitions named by the partition key restriction.
 func (r *selectRun) runKeys(ctx context.Context, state *pagingState) error {
-	keys, err := r.keys()
-	if err != nil {
-		return err
+	keys := r.namedKeys
+	if !r.keysResolved {
+		var err error
+		if keys, err = r.keys(); err != nil {
+			return err
+		}
 	}
 	slices, err := r.slices()
 	if err != nil {
@@ -242,21 +264,110 @@ func (r *selectRun) runKeys(ctx context.Context, state *pagingState) error {
 // those outside its token() range (a token range beside a complete key
 // narrows the named partitions: Cassandra's TokenFilter).
 func (r *selectRun) keys() ([]partitionKey, error) {
-	keys, err := r.ev.partitionKeys(r.p.Table, r.p.PartitionKey)
-	if err != nil || r.p.Token == nil {
-		return keys, err
-	}
-	var cmd backend.ScanCommand
-	if err := r.tokenBounds(&cmd); err != nil {
+	combos, err := r.keyComponents()
+	if err != nil {
 		return nil, err
 	}
-	kept := keys[:0]
-	for _, k := range keys {
-		if inTokenRange(k.logical.Token, cmd.Start, cmd.End) {
-			kept = append(kept, k)
+	return checkedKeys(r.p.Table, combos)
+}
+
+// keyComponents are the components of the keys a query names, less those
+// outside its token() range, before the keys are checked: the token of an
+// empty or oversized key is that of its bytes, as Cassandra filters them.
+func (r *selectRun) keyComponents() ([][][]byte, error) {
+	combos, err := r.ev.partitionKeyComponents(r.p.Table, r.p.PartitionKey)
+	if err != nil || r.p.Token == nil {
+		return combos, err
+	}
+	allowed, err := r.tokenFilter()
+	if err != nil {
+		return nil, err
+	}
+	kept := combos[:0]
+	for _, c := range combos {
+		if allowed(token.Of(token.SerializeKey(c))) {
+			kept = append(kept, c)
 		}
 	}
 	return kept, nil
+}
+
+func checkedKeys(t *catalog.Table, combos [][][]byte) ([]partitionKey, error) {
+	keys := make([]partitionKey, 0, len(combos))
+	for _, c := range combos {
+		k, err := newPartitionKey(t, c)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// selectsNothing reports that a read of named partitions cannot return a
+// row: no key is left, or its clustering restrictions select nothing.
+// Cassandra then runs an empty query (SelectStatement.getSliceCommands,
+// ReadQuery.empty) before it checks the keys ("Key may not be empty") and
+// the paging of a post-ordered query, which its row limit of 0 skips. An
+// IN () naming every clustering column (a names filter) still reads the
+// partitions, and so checks their keys, when the query fetches static
+// columns (makeClusteringIndexFilter).
+func (r *selectRun) selectsNothing(combos [][][]byte) (bool, error) {
+	if len(combos) == 0 {
+		return true, nil
+	}
+	if r.p.Distinct || len(r.p.Clustering) == 0 {
+		return false, nil // DISTINCT reads every row of a partition
+	}
+	if _, err := r.slices(); err != nil {
+		return false, err
+	}
+	empty, err := r.ev.clusteringEmpty(r.p.Table, r.p.Clustering)
+	if err != nil || !empty {
+		return false, err
+	}
+	return !namesFilter(r.p) || !fetchesStatics(r.p), nil
+}
+
+// namesFilter reports that the clustering restrictions name whole rows:
+// every clustering column is restricted by EQ or IN
+// (StatementRestrictions.isColumnRange is false).
+func namesFilter(p *plan.Select) bool {
+	n := 0
+	for _, c := range p.Clustering {
+		if c.Kind != plan.RestrictEQ && c.Kind != plan.RestrictIN {
+			return false
+		}
+		n += len(c.Columns)
+	}
+	return n == len(p.Table.Clustering)
+}
+
+// fetchesStatics reports that a read fetches the table's static columns:
+// it selects every column, or a static column, or reads no regular or
+// static column at all (only key columns or none, so Cassandra fetches all),
+// counting those its filters read (observed on 5.0.6).
+func fetchesStatics(p *plan.Select) bool {
+	if !p.Table.HasStatics() {
+		return false
+	}
+	if p.Selection.Wildcard {
+		return true
+	}
+	cols := append([]*catalog.Column(nil), p.Selection.Columns...)
+	for _, f := range p.Filters {
+		cols = append(cols, f.Columns...)
+	}
+	regular := false
+	for _, c := range cols {
+		switch c.Kind {
+		case catalog.Static:
+			return true
+		case catalog.Regular:
+			regular = true
+		}
+	}
+	return !regular
 }
 
 // slices are the clustering slices a query reads in each partition.
@@ -293,6 +404,7 @@ func (r *selectRun) readPartition(ctx context.Context, k partitionKey, slices []
 	if err != nil {
 		return err
 	}
+	it = strictLiveness(r.p.Table, hideDropped(r.p.Table, it, r.now))
 	defer it.Close()
 	r.beginPartition(k.components, k.logical.Key)
 	for !r.done && it.Next() {
@@ -348,6 +460,7 @@ func (r *selectRun) runRange(ctx context.Context, state *pagingState) error {
 	if err != nil {
 		return err
 	}
+	it = strictLiveness(t, hideDropped(t, it, r.now))
 	defer it.Close()
 	var current []byte
 	for !r.done && it.Next() {
@@ -403,12 +516,10 @@ func (r *selectRun) runRange(ctx context.Context, state *pagingState) error {
 	return nil
 }
 
-// tokenBounds applies a token() restriction to a scan.
-func (r *selectRun) tokenBounds(cmd *backend.ScanCommand) error {
+// tokenRestriction evaluates a token() restriction into its bounds, each
+// nil when absent (an EQ gives both, inclusive).
+func (r *selectRun) tokenRestriction() (start, end *backend.TokenBound, err error) {
 	tr := r.p.Token
-	if tr == nil {
-		return nil
-	}
 	bound := func(t *plan.Term, inclusive bool) (*backend.TokenBound, error) {
 		v, unset, err := r.ev.evalValid(t)
 		if err != nil {
@@ -423,29 +534,70 @@ func (r *selectRun) tokenBounds(cmd *backend.ScanCommand) error {
 		}
 		return &backend.TokenBound{Token: token.Token(n), Inclusive: inclusive}, nil
 	}
-	var err error
 	if tr.Kind == plan.RestrictEQ {
-		if cmd.Start, err = bound(tr.Value, true); err != nil {
-			return err
+		if start, err = bound(tr.Value, true); err != nil {
+			return nil, nil, err
 		}
-		cmd.End = &backend.TokenBound{Token: cmd.Start.Token, Inclusive: true}
-		return nil
+		return start, &backend.TokenBound{Token: start.Token, Inclusive: true}, nil
 	}
 	if tr.Start.Value != nil {
-		if cmd.Start, err = bound(tr.Start.Value, tr.Start.Inclusive); err != nil {
-			return err
+		if start, err = bound(tr.Start.Value, tr.Start.Inclusive); err != nil {
+			return nil, nil, err
 		}
 	}
 	if tr.End.Value != nil {
-		if cmd.End, err = bound(tr.End.Value, tr.End.Inclusive); err != nil {
-			return err
-		}
-		// The minimum token as an end bound means the end of the ring.
-		if cmd.End.Token == token.MinToken && !(cmd.Start != nil && cmd.Start.Token == token.MinToken) {
-			cmd.End = nil
+		if end, err = bound(tr.End.Value, tr.End.Inclusive); err != nil {
+			return nil, nil, err
 		}
 	}
+	return start, end, nil
+}
+
+// tokenBounds applies a token() restriction to a scan. The scan reads a
+// ring range (SelectStatement.getPartitionKeyBoundsForTokenRestrictions):
+// the minimum token, which no key has, as a start bound is the start of
+// the ring and as an end bound its end, so token(k) = MIN and
+// token(k) > MIN AND token(k) < MIN read every partition. A start above
+// the end, neither being the minimum, reads nothing (the backend's empty
+// range).
+func (r *selectRun) tokenBounds(cmd *backend.ScanCommand) error {
+	if r.p.Token == nil {
+		return nil
+	}
+	start, end, err := r.tokenRestriction()
+	if err != nil {
+		return err
+	}
+	if start != nil && start.Token == token.MinToken {
+		start = nil
+	}
+	if end != nil && end.Token == token.MinToken {
+		end = nil
+	}
+	cmd.Start, cmd.End = start, end
 	return nil
+}
+
+// tokenFilter keeps the named partitions whose token a token() restriction
+// allows (TokenFilter.toRangeSet): here the bounds are plain token ranges,
+// the minimum token included, and a start above the end wraps around the
+// ring (tokens up to the end or from the start).
+func (r *selectRun) tokenFilter() (func(token.Token) bool, error) {
+	start, end, err := r.tokenRestriction()
+	if err != nil {
+		return nil, err
+	}
+	if start != nil && end != nil {
+		switch {
+		case start.Token == end.Token && (!start.Inclusive || !end.Inclusive):
+			return func(token.Token) bool { return false }, nil
+		case start.Token > end.Token:
+			return func(t token.Token) bool {
+				return inTokenRange(t, nil, end) || inTokenRange(t, start, nil)
+			}, nil
+		}
+	}
+	return func(t token.Token) bool { return inTokenRange(t, start, end) }, nil
 }
 
 func (r *selectRun) beginPartition(components [][]byte, key []byte) {
@@ -602,48 +754,6 @@ func (r *selectRun) project(v *rowView) ([][]byte, error) {
 		return [][]byte{[]byte(types.FormatJSONRow(names, ts, row))}, nil
 	}
 	return row, nil
-}
-
-// runVirtual answers a system table: its rows are generated, then
-// restricted like any other table's.
-func (r *selectRun) runVirtual(ctx context.Context) error {
-	t := r.p.Table
-	rows, err := systablesRows(ctx, r.x, t)
-	if err != nil {
-		return err
-	}
-	keyFilters, err := r.ev.keyFilters(r.p)
-	if err != nil {
-		return err
-	}
-	index := map[*catalog.Column]int{}
-	for i, c := range t.Columns {
-		index[c] = i
-	}
-	for _, values := range rows {
-		if r.done {
-			break
-		}
-		v := &rowView{table: t, now: r.now, direct: values, index: index}
-		v.pk = make([][]byte, len(t.PartitionKey))
-		for i, c := range t.PartitionKey {
-			v.pk[i] = values[index[c]]
-		}
-		v.pkKey = token.SerializeKey(v.pk)
-		v.ck = make([][]byte, len(t.Clustering))
-		for i, c := range t.Clustering {
-			v.ck[i] = values[index[c]]
-		}
-		if !allMatch(keyFilters, v) || !allMatch(r.filters, v) {
-			continue
-		}
-		r.pk, r.pkKey = v.pk, v.pkKey
-		if err := r.emit(v); err != nil {
-			return err
-		}
-	}
-	r.hasMore = false
-	return nil
 }
 
 func allMatch(fs []compiledFilter, v *rowView) bool {

@@ -27,6 +27,17 @@ func (e *evaluator) selectValue(s *plan.Selector, v *rowView) ([]byte, error) {
 	case plan.SelFunc:
 		args := make([][]byte, len(s.Args))
 		for i, a := range s.Args {
+			if a.Kind == plan.SelConst {
+				val, unset, err := e.eval(a.Term)
+				if err != nil {
+					return nil, err
+				}
+				if unset {
+					return nil, cqlerr.Invalidf("Invalid unset value for argument in call to function %s", s.Func.Name)
+				}
+				args[i] = val
+				continue
+			}
 			val, err := e.selectValue(a, v)
 			if err != nil {
 				return nil, err

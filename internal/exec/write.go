@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"sort"
 	"sync"
@@ -144,6 +145,8 @@ func (w *writeContext) mutations(m *plan.Modify) ([]backend.Mutation, error) {
 				return nil, err
 			}
 		}
+	case m.Kind == plan.Delete && len(m.Clustering) > 0 && !fullClusteringRestricted(m):
+		return nil, w.refuseColumnRangeDeletion(m, pks)
 	default:
 		if err := w.checkClusteringSize(m.Clustering); err != nil {
 			return nil, err
@@ -155,7 +158,7 @@ func (w *writeContext) mutations(m *plan.Modify) ([]backend.Mutation, error) {
 		if slice != nil {
 			return nil, cqlerr.Serverf("unexpected slice in %s", m.Kind)
 		}
-		rows = prefixes
+		rows = clusteringSet(prefixes)
 	}
 	out := make([]backend.Mutation, 0, len(pks))
 	for _, pk := range pks {
@@ -170,6 +173,38 @@ func (w *writeContext) mutations(m *plan.Modify) ([]backend.Mutation, error) {
 		return nil, err
 	}
 	return append(out, entries...), nil
+}
+
+// refuseColumnRangeDeletion refuses a DELETE of specific columns over a
+// clustering range. Cassandra refuses it as it deletes each range of each
+// partition (DeleteStatement.addUpdateForKey), so once the partition keys
+// are built and checked, and not at all when there is no partition or no
+// non-empty range.
+func (w *writeContext) refuseColumnRangeDeletion(m *plan.Modify, pks []partitionKey) error {
+	if _, err := w.clusteringSlices(m.Table, m.Clustering); err != nil || len(pks) == 0 {
+		return err
+	}
+	empty, err := w.clusteringEmpty(m.Table, m.Clustering)
+	if err != nil || empty {
+		return err
+	}
+	return cqlerr.Invalidf("Range deletions are not supported for specific columns")
+}
+
+// clusteringSet sorts full clustering keys into the table's clustering
+// order and drops repeats: the rows a write touches are a set
+// (ModificationStatement.createClustering), so ck IN (1, 1) writes the row
+// once, and rows are written, and their errors met, in that order.
+func clusteringSet(keys [][]byte) [][]byte {
+	sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i], keys[j]) < 0 })
+	out := keys[:0]
+	for _, k := range keys {
+		if n := len(out); n > 0 && bytes.Equal(out[n-1], k) {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
 }
 
 // checkClusteringSize refuses a written row whose clustering values total
@@ -233,41 +268,63 @@ func (w *writeContext) fill(mut *backend.Mutation, m *plan.Modify, attrs attribu
 		}
 		return nil
 	}
-	hasStatic := false
+	var static *backend.Row
 	for _, op := range m.Operations {
-		hasStatic = hasStatic || op.Column.Kind == catalog.Static
-	}
-	if hasStatic {
-		st := backend.NewRow(nil)
-		w.cur = w.current.view(pk, nil)
-		for _, op := range m.Operations {
-			if op.Column.Kind == catalog.Static {
-				if err := w.applyOperation(&st, op, attrs); err != nil {
-					return err
-				}
-			}
+		if op.Column.Kind == catalog.Static {
+			st := backend.NewRow(nil)
+			static = &st
+			break
 		}
-		sortCells(&st)
-		mut.Static = &st
 	}
-	if m.StaticOnly && len(rows) == 0 {
-		return nil
+	staticWritten := false
+	if m.StaticOnly && len(m.Clustering) == 0 {
+		if err := w.applyOperations(static, m, attrs, pk, nil, true); err != nil {
+			return err
+		}
+		staticWritten = true
 	}
+	// One row per clustering, in clustering order: its regular operations,
+	// then the static ones, again for every row (UpdateStatement
+	// .addUpdateForKey), so a static append appends once per row, a static
+	// counter counts once per row, and of several failing operations the
+	// first met is the one reported. An empty IN writes nothing, static
+	// columns included.
 	for _, ck := range rows {
 		r := backend.NewRow(ck)
 		if m.RowMarker {
 			r.Liveness = attrs.liveness(w.now)
 		}
-		w.cur = w.current.view(pk, ck)
-		for _, op := range m.Operations {
-			if op.Column.Kind != catalog.Static {
-				if err := w.applyOperation(&r, op, attrs); err != nil {
-					return err
-				}
-			}
+		if err := w.applyOperations(&r, m, attrs, pk, ck, false); err != nil {
+			return err
 		}
 		sortCells(&r)
 		mut.Rows = append(mut.Rows, r)
+		if static != nil {
+			if err := w.applyOperations(static, m, attrs, pk, nil, true); err != nil {
+				return err
+			}
+			staticWritten = true
+		}
+	}
+	if staticWritten {
+		sortCells(static)
+		mut.Static = static
+	}
+	return nil
+}
+
+// applyOperations adds to row the cells of m's operations on its static
+// columns (static) or on its other columns, reading the current values of
+// the row at clustering ck (nil: the static row).
+func (w *writeContext) applyOperations(row *backend.Row, m *plan.Modify, attrs attributes, pk partitionKey, ck []byte, static bool) error {
+	w.cur = w.current.view(pk, ck)
+	for _, op := range m.Operations {
+		if (op.Column.Kind == catalog.Static) != static {
+			continue
+		}
+		if err := w.applyOperation(row, op, attrs); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -302,12 +359,14 @@ func (w *writeContext) applyOperation(row *backend.Row, op plan.Operation, attrs
 }
 
 // setMultiCell replaces a whole non-frozen collection or UDT: a complex
-// deletion just before the write, then one cell per element.
+// deletion just before the write, then one cell per element. Null is no
+// exception (UpdateParameters.setComplexDeletionTimeForOverwrite): elements
+// written at the same timestamp, by another statement of a batch or one
+// with the same USING TIMESTAMP, survive it. DELETE c deletes at the
+// timestamp itself.
 func (w *writeContext) setMultiCell(row *backend.Row, col *catalog.Column, v []byte, attrs attributes) error {
 	del := attrs
-	if v != nil {
-		del.timestamp--
-	}
+	del.timestamp--
 	row.ComplexDeletions = append(row.ComplexDeletions, backend.ComplexDeletion{Column: col.ID, Deletion: del.deletion(w.now)})
 	if v == nil {
 		return nil
@@ -355,12 +414,12 @@ func (w *writeContext) addElements(row *backend.Row, col *catalog.Column, v []by
 			return err
 		}
 		for i, f := range fields {
-			path := fieldPath(i)
-			if f == nil {
-				row.Cells = append(row.Cells, attrs.tombstone(col.ID, path, w.now))
-				continue
+			// A null field writes nothing: the overwrite's deletion, at
+			// T-1, already removes it (UserTypes.Setter), and a field set
+			// at T by another write survives.
+			if f != nil {
+				row.Cells = append(row.Cells, attrs.cell(col.ID, fieldPath(i), f, w.now))
 			}
-			row.Cells = append(row.Cells, attrs.cell(col.ID, path, f, w.now))
 		}
 	}
 	return nil
@@ -423,15 +482,17 @@ func prependListIDs(n int) [][]byte { return listIDs(n, true) }
 // order-preserving encoding, so cells sort as the collection does.
 func elementPath(t *types.Type, v []byte) []byte { return types.AppendKey(nil, t, v, false) }
 
-// sortCells orders a row's cells by (column, path) and keeps the last
-// write for a repeated position (the same column set twice in a
-// statement), as the storage format requires.
+// sortCells orders a row's cells by (column, path), as the storage format
+// requires, and reconciles the writes of a repeated position (m['k'] = 1,
+// m['k'] = 2, or a static column written once per clustering row) as the
+// row builder does: the greater value wins a tie, whatever the order.
+// Counter cells are not repeated (counterUpdate folds them).
 func sortCells(r *backend.Row) {
 	sort.SliceStable(r.Cells, func(i, j int) bool { return backend.ComparePosition(&r.Cells[i], &r.Cells[j]) < 0 })
 	out := r.Cells[:0]
 	for _, c := range r.Cells {
 		if n := len(out); n > 0 && backend.ComparePosition(&out[n-1], &c) == 0 {
-			out[n-1] = c
+			out[n-1] = *backend.Reconcile(&out[n-1], &c)
 			continue
 		}
 		out = append(out, c)

@@ -56,9 +56,15 @@ func (f *Func) Call(args [][]byte) ([]byte, error) {
 
 var registry = map[string][]*Func{}
 
+// register adds f under its name, and a copy of it under each alias: an
+// alias is a function of its own, reporting its own name (5.0's snake_case
+// names such as to_date beside todate).
 func register(f *Func, aliases ...string) {
-	for _, n := range append([]string{f.Name}, aliases...) {
-		registry[strings.ToLower(n)] = append(registry[strings.ToLower(n)], f)
+	registry[strings.ToLower(f.Name)] = append(registry[strings.ToLower(f.Name)], f)
+	for _, a := range aliases {
+		c := *f
+		c.Name = strings.ToLower(a)
+		registry[c.Name] = append(registry[c.Name], &c)
 	}
 }
 
@@ -74,6 +80,9 @@ func init() {
 	registerTimeFunctions()
 	registerFloorFunctions()
 	registerConversionFunctions()
+	registerMathFunctions()
+	registerCollectionFunctions()
+	registerMaskingFunctions()
 }
 
 func registerTimeFunctions() {
@@ -185,13 +194,16 @@ func registerConversionFunctions() {
 		name := t.String()
 		register(&Func{Name: name + "asblob", Args: []*types.Type{t}, Return: types.Blob, Deterministic: true,
 			Impl: func(a [][]byte) ([]byte, error) { return a[0], nil }}, name+"_as_blob")
-		register(&Func{Name: "blobas" + name, Args: []*types.Type{types.Blob}, Return: t, Deterministic: true,
-			Impl: func(a [][]byte) ([]byte, error) {
-				if err := types.Validate(t, a[0]); err != nil {
-					return nil, cqlerr.Invalidf("In call to function system.blobas%s, value 0x%x is not a valid binary representation for type %s", name, a[0], name)
-				}
-				return a[0], nil
-			}}, "blob_as_"+name)
+		for _, fn := range []string{"blobas" + name, "blob_as_" + name} {
+			fn := fn
+			register(&Func{Name: fn, Args: []*types.Type{types.Blob}, Return: t, Deterministic: true,
+				Impl: func(a [][]byte) ([]byte, error) {
+					if err := types.Validate(t, a[0]); err != nil {
+						return nil, cqlerr.Invalidf("In call to function system.%s, value 0x%x is not a valid binary representation for type %s", fn, a[0], name)
+					}
+					return a[0], nil
+				}})
+		}
 	}
 	register(&Func{Name: "varcharasblob", Args: []*types.Type{types.Text}, Return: types.Blob, Deterministic: true,
 		Impl: func(a [][]byte) ([]byte, error) { return a[0], nil }})
@@ -224,7 +236,11 @@ func FromJSON(t *types.Type) *Func {
 		Impl: func(args [][]byte) ([]byte, error) {
 			v, err := types.DecodeJSON(string(args[0]))
 			if err != nil {
-				return nil, err
+				// FunctionExecutionException.create wraps the
+				// InvalidRequestException of undecodable text.
+				e := cqlerr.New(cqlerr.FunctionFailure, "execution of 'system.fromjson[text]' failed: %s", cqlerr.As(err).Message)
+				e.Keyspace, e.Function, e.ArgTypes = "system", "fromjson", []string{"text"}
+				return nil, e
 			}
 			out, err := types.FromJSON(t, v)
 			if types.IsMarshalError(err) {

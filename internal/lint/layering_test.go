@@ -31,12 +31,15 @@ var allowed = map[string][]string{
 	"internal/plan":       {"internal/cql/ast", "internal/catalog", "internal/functions", "internal/types", "internal/cqlerr", "internal/backend"},
 	"internal/exec": {"internal/plan", "internal/split", "internal/systables", "internal/backend", "internal/catalog",
 		"internal/functions", "internal/token", "internal/types", "internal/cqlerr", "internal/cql/ast"},
+	"internal/auth":     {"internal/backend", "internal/cqlerr"},
 	"internal/describe": {"internal/catalog", "internal/cql/ast", "internal/types", "internal/cqlerr"},
-	"internal/engine": {"internal/cql/parser", "internal/cql/ast", "internal/plan", "internal/exec", "internal/catalog",
+	"internal/engine": {"internal/auth", "internal/cql/parser", "internal/cql/ast", "internal/plan", "internal/exec", "internal/catalog",
 		"internal/systables", "internal/split", "internal/backend", "internal/describe", "internal/types", "internal/token", "internal/cqlerr"},
 	"internal/metrics": {},
 	"internal/server":  {"internal/protocol", "internal/engine", "internal/catalog", "internal/metrics", "internal/types", "internal/cqlerr"},
 	"internal/config":  {"internal/engine", "internal/server"},
+
+	"internal/clusterstore": {"internal/backend", "internal/token", "internal/cqlerr"},
 }
 
 // TestImportsFlowOneWay fails when a package imports a project package that

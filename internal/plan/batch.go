@@ -31,11 +31,11 @@ func (p *planner) planBatch(s *ast.Batch) (*Batch, error) {
 		var err error
 		switch st := st.(type) {
 		case *ast.Insert:
-			m, err = p.planInsert(st)
+			m, err = p.withViews(p.planInsert(st))
 		case *ast.Update:
-			m, err = p.planUpdate(st)
+			m, err = p.withViews(p.planUpdate(st))
 		case *ast.Delete:
-			m, err = p.planDelete(st)
+			m, err = p.withViews(p.planDelete(st))
 		default:
 			return nil, cqlerr.Invalidf("Only INSERT, UPDATE and DELETE are allowed in a BATCH")
 		}

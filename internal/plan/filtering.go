@@ -20,10 +20,12 @@ type indexExpression struct {
 
 // supportingIndex returns an index that can look up an expression of r
 // (CassandraIndex.supportsExpression): EQ on a plain or full() index,
-// CONTAINS on a values() index, CONTAINS KEY on a keys() index. IN, slices,
-// token() and multi-column relations are never looked up.
+// CONTAINS on a values() index, CONTAINS KEY on a keys() index, m[k] = v on
+// an entries() index. IN, slices,
+// token() and multi-column relations are never looked up, except a
+// one-column tuple equality, (c) = (v), which is c = v.
 func (w *where) supportingIndex(r *Restriction) (indexExpression, bool) {
-	if r.Multi || r.OnToken || len(r.Columns) != 1 {
+	if r.OnToken || len(r.Columns) != 1 || r.Multi && r.Kind != RestrictEQ {
 		return indexExpression{}, false
 	}
 	for _, ix := range w.table.Indexes {
@@ -35,6 +37,11 @@ func (w *where) supportingIndex(r *Restriction) (indexExpression, bool) {
 			return indexExpression{ix, r}, true
 		case r.Kind == RestrictContains && ix.Target == "values" && len(r.Contains) > 0:
 			one := &Restriction{Kind: RestrictContains, Columns: r.Columns, Contains: r.Contains[:1], Text: r.Text}
+			return indexExpression{ix, one}, true
+		case r.Kind == RestrictMapEQ && ix.Target == "entries":
+			return indexExpression{ix, r}, true
+		case r.Kind == RestrictContains && ix.Target == "entries" && len(r.Entries) > 0:
+			one := &Restriction{Kind: RestrictMapEQ, Columns: r.Columns, MapKey: r.Entries[0].Key, Value: r.Entries[0].Value, Text: r.Text}
 			return indexExpression{ix, one}, true
 		case r.Kind == RestrictContains && ix.Target == "keys" && len(r.ContainsKey) > 0:
 			one := &Restriction{Kind: RestrictContains, Columns: r.Columns, ContainsKey: r.ContainsKey[:1], Text: r.Text}
@@ -51,7 +58,7 @@ func (w *where) servedAlone(r *Restriction) bool {
 	if _, ok := w.supportingIndex(r); !ok {
 		return false
 	}
-	return r.Kind != RestrictContains || len(r.Contains)+len(r.ContainsKey) == 1
+	return r.Kind != RestrictContains || len(r.Contains)+len(r.ContainsKey)+len(r.Entries) == 1
 }
 
 // findSupportingIndexes sets hasQueriableIndex and hasClusteringIndex.

@@ -72,6 +72,9 @@ type Modify struct {
 	// instead of nulling them.
 	JSON             *Term
 	JSONDefaultUnset bool
+	// Views are the base table's materialized views, kept in step by
+	// every write (catalog.ViewDef).
+	Views []*catalog.Table
 }
 
 // NeedsRead reports whether executing m reads the current data first: a
@@ -117,13 +120,21 @@ func (p *planner) planUsing(t *catalog.Table, u ast.UsingClause, m *Modify) erro
 			return err
 		}
 	}
-	if t.IsCounter {
-		if m.TTL != nil {
-			return cqlerr.Invalidf("Cannot provide custom TTL for counter updates")
-		}
-		if m.Timestamp != nil {
-			return cqlerr.Invalidf("Cannot provide custom timestamp for counter updates")
-		}
+	return nil
+}
+
+// checkCounterAttributes refuses USING TIMESTAMP or TTL on a counter
+// update; Cassandra checks it last, once the statement is prepared
+// (ModificationStatement.validate).
+func checkCounterAttributes(m *Modify) error {
+	if !m.Table.IsCounter {
+		return nil
+	}
+	if m.Timestamp != nil {
+		return cqlerr.Invalidf("Cannot provide custom timestamp for counter updates")
+	}
+	if m.TTL != nil {
+		return cqlerr.Invalidf("Cannot provide custom TTL for counter updates")
 	}
 	return nil
 }
@@ -261,6 +272,10 @@ func (p *planner) planUpdate(stmt *ast.Update) (*Modify, error) {
 	if err := p.planUsing(t, stmt.Using, m); err != nil {
 		return nil, err
 	}
+	// The IF clause is prepared before the rest, as Cassandra does.
+	if err := p.planConditions(m, stmt.Conditions); err != nil {
+		return nil, err
+	}
 	for _, a := range stmt.Assignments {
 		op, err := p.planAssignment(t, a)
 		if err != nil {
@@ -268,11 +283,14 @@ func (p *planner) planUpdate(stmt *ast.Update) (*Modify, error) {
 		}
 		m.Operations = append(m.Operations, op)
 	}
-	m.StaticOnly = onlyStatic(m.Operations)
+	m.StaticOnly = appliesOnlyToStatic(m)
 	if err := p.planKeys(m, stmt.Where, stmtUpdate); err != nil {
 		return nil, err
 	}
-	if err := p.planConditions(m, stmt.Conditions); err != nil {
+	if err := checkConditional(m); err != nil {
+		return nil, err
+	}
+	if err := checkCounterAttributes(m); err != nil {
 		return nil, err
 	}
 	m.Vars = p.binder.vars
@@ -291,6 +309,10 @@ func (p *planner) planDelete(stmt *ast.Delete) (*Modify, error) {
 	if err := p.planUsing(t, stmt.Using, m); err != nil {
 		return nil, err
 	}
+	// The IF clause is prepared before the rest, as Cassandra does.
+	if err := p.planConditions(m, stmt.Conditions); err != nil {
+		return nil, err
+	}
 	for _, target := range stmt.Columns {
 		op, err := p.planDeleteTarget(t, target)
 		if err != nil {
@@ -299,16 +321,18 @@ func (p *planner) planDelete(stmt *ast.Delete) (*Modify, error) {
 		m.Operations = append(m.Operations, op)
 	}
 	m.DeleteRows = len(m.Operations) == 0
-	m.StaticOnly = onlyStatic(m.Operations)
+	m.StaticOnly = appliesOnlyToStatic(m)
 	if err := p.planKeys(m, stmt.Where, stmtDelete); err != nil {
 		return nil, err
 	}
-	if !m.DeleteRows && !m.StaticOnly && len(t.Clustering) > 0 && !fullClustering(m) {
-		return nil, cqlerr.Invalidf("Range deletions are not supported for specific columns")
-	}
-	if err := p.planConditions(m, stmt.Conditions); err != nil {
+	if err := checkConditional(m); err != nil {
 		return nil, err
 	}
+	if err := checkCounterAttributes(m); err != nil {
+		return nil, err
+	}
+	// A range deletion of specific columns is refused at execution
+	// (exec: refuseColumnRangeDeletion).
 	m.Vars = p.binder.vars
 	return m, nil
 }
@@ -482,115 +506,6 @@ func (p *planner) prependOperation(c *catalog.Column, a ast.Assignment, recv rec
 	}
 	v, err := p.binder.prepareTerm(a.Value, recv)
 	return Operation{Kind: OpPrepend, Column: c, Value: v}, err
-}
-
-// planConditions checks and types the IF clause of an UPDATE or DELETE
-// (ModificationStatement.Parsed.prepareConditions).
-func (p *planner) planConditions(m *Modify, conds []ast.Condition) error {
-	if len(conds) == 0 && !m.IfExists && !m.IfNotExists {
-		return nil
-	}
-	t := m.Table
-	if t.IsCounter {
-		return cqlerr.Invalidf("Conditions on counters are not supported")
-	}
-	if m.Timestamp != nil {
-		return cqlerr.Invalidf("Cannot provide custom timestamp for conditional updates")
-	}
-	for _, vals := range m.PartitionKey {
-		if len(vals) != 1 || vals[0].Kind == TermBindList {
-			return cqlerr.Invalidf("IN on the partition key is not supported with conditional %s", conditionalWord(m.Kind))
-		}
-	}
-	for _, r := range m.Clustering {
-		if r.Kind == RestrictIN {
-			return cqlerr.Invalidf("IN on the clustering key columns is not supported with conditional %s", conditionalWord(m.Kind))
-		}
-	}
-	if m.Kind == Delete && len(t.Clustering) > 0 && !m.StaticOnly && !fullClustering(m) {
-		missing := t.Clustering[0].Name
-		n := 0
-		for _, r := range m.Clustering {
-			n += len(r.Columns)
-		}
-		if n < len(t.Clustering) {
-			missing = t.Clustering[n].Name
-		}
-		return cqlerr.Invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF conditions, but column '%s' is not restricted", missing)
-	}
-	for _, c := range conds {
-		cond, err := p.planCondition(t, c)
-		if err != nil {
-			return err
-		}
-		m.Conditions = append(m.Conditions, cond)
-	}
-	return nil
-}
-
-func conditionalWord(k ModifyKind) string {
-	if k == Delete {
-		return "deletions"
-	}
-	return "updates"
-}
-
-func (p *planner) planCondition(t *catalog.Table, c ast.Condition) (Condition, error) {
-	col, err := column(t, c.Column.Name)
-	if err != nil {
-		return Condition{}, err
-	}
-	if col.IsPrimaryKey() {
-		return Condition{}, cqlerr.Invalidf("PRIMARY KEY column '%s' cannot have IF conditions", col.Name)
-	}
-	cond := Condition{Column: col, Op: c.Op, Field: -1}
-	recv := columnReceiver(t, col)
-	switch {
-	case c.Key != nil:
-		var keyType *types.Type
-		switch col.Type.Kind {
-		case types.KindList:
-			keyType, recv.Type = types.Int, col.Type.Elems[0]
-		case types.KindMap:
-			keyType, recv.Type = col.Type.Elems[0], col.Type.Elems[1]
-		default:
-			return Condition{}, cqlerr.Invalidf("Invalid element access syntax for non-collection column %s", col.Name)
-		}
-		if cond.Key, err = p.binder.prepareTerm(c.Key, receiver{t.Keyspace, t.Name, "key(" + col.Name + ")", keyType}); err != nil {
-			return Condition{}, err
-		}
-		recv.Name = "value(" + col.Name + ")"
-	case c.Field != nil:
-		if col.Type.Kind != types.KindUDT {
-			return Condition{}, cqlerr.Invalidf("Invalid field selection: %s of type %s is not a user type", col.Name, col.Type)
-		}
-		cond.Field = col.Type.FieldIndex(c.Field.Name)
-		if cond.Field < 0 {
-			return Condition{}, cqlerr.Invalidf("%s of type %s has no field %s", col.Name, col.Type, c.Field.Name)
-		}
-		recv.Type, recv.Name = col.Type.Elems[cond.Field], col.Name+"."+c.Field.Name
-	}
-	switch c.Op {
-	case ast.OpIn:
-		cond.Values, err = p.binder.prepareInValues(c.Value, recv)
-	case ast.OpContains, ast.OpContainsKey:
-		if !recv.Type.IsCollection() || (c.Op == ast.OpContainsKey && recv.Type.Kind != types.KindMap) {
-			return Condition{}, cqlerr.Invalidf("Unsupported \"%s\" operator on non-%s column %s", c.Op, map[bool]string{true: "map", false: "collection"}[c.Op == ast.OpContainsKey], col.Name)
-		}
-		elem := recv.Type.Elems[len(recv.Type.Elems)-1]
-		if c.Op == ast.OpContainsKey {
-			elem = recv.Type.Elems[0]
-		}
-		cond.Value, err = p.binder.prepareTerm(c.Value, receiver{t.Keyspace, t.Name, "value(" + col.Name + ")", elem})
-	case ast.OpEq, ast.OpNeq, ast.OpLt, ast.OpLte, ast.OpGt, ast.OpGte:
-		if c.Op != ast.OpEq && c.Op != ast.OpNeq && recv.Type.IsMultiCell() {
-			return Condition{}, cqlerr.Invalidf("Slice conditions ( %s ) are not supported on durations or non-frozen collections", c.Op)
-		}
-		cond.Value, err = p.binder.prepareTerm(c.Value, recv)
-	default:
-		return Condition{}, cqlerr.Invalidf("Unsupported operator %s in IF condition", c.Op)
-	}
-	return cond, err
 }
 
 func (p *planner) planInsertJSON(t *catalog.Table, stmt *ast.Insert) (*Modify, error) {

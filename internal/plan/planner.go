@@ -25,11 +25,11 @@ func Plan(stmt ast.Statement, schema *catalog.Schema, keyspace string) (Statemen
 	case *ast.Select:
 		return p.planSelect(s)
 	case *ast.Insert:
-		return p.planInsert(s)
+		return p.withViews(p.planInsert(s))
 	case *ast.Update:
-		return p.planUpdate(s)
+		return p.withViews(p.planUpdate(s))
 	case *ast.Delete:
-		return p.planDelete(s)
+		return p.withViews(p.planDelete(s))
 	case *ast.Batch:
 		return p.planBatch(s)
 	case *ast.Use:

@@ -10,8 +10,13 @@ func elementReceiver(recv receiver, name string, t *types.Type) receiver {
 	return receiver{Keyspace: recv.Keyspace, Table: recv.Table, Name: name + "(" + recv.Name + ")", Type: t}
 }
 
-// checkElement rejects what Cassandra rejects inside collection literals.
-func checkElement(t *Term) error {
+// checkElement rejects what Cassandra rejects inside the collection
+// literal (what: "list", "set" or "map") for recv: bind markers, which
+// Cassandra 5.0 refuses when preparing the literal, and null.
+func checkElement(t *Term, what string, recv receiver) error {
+	if t.HasBind() {
+		return cqlerr.Invalidf("Invalid %s literal for %s: bind variables are not supported inside collection literals", what, recv.Name)
+	}
 	if t.IsNullConst() {
 		return cqlerr.Invalidf("null is not supported inside collections")
 	}
@@ -31,7 +36,7 @@ func (b *binder) prepareList(e *ast.ListLiteral, recv receiver) (*Term, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := checkElement(t); err != nil {
+		if err := checkElement(t, "list", recv); err != nil {
 			return nil, err
 		}
 		out.Args = append(out.Args, t)
@@ -53,7 +58,7 @@ func (b *binder) prepareSet(elems []ast.Expr, e ast.Expr, recv receiver) (*Term,
 		if err != nil {
 			return nil, err
 		}
-		if err := checkElement(t); err != nil {
+		if err := checkElement(t, "set", recv); err != nil {
 			return nil, err
 		}
 		out.Args = append(out.Args, t)
@@ -82,10 +87,14 @@ func (b *binder) prepareMap(e *ast.MapLiteral, recv receiver) (*Term, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := checkElement(k); err != nil {
+		first := k
+		if v.HasBind() {
+			first = v // Maps.Literal checks both for markers before nulls
+		}
+		if err := checkElement(first, "map", recv); err != nil {
 			return nil, err
 		}
-		if err := checkElement(v); err != nil {
+		if err := checkElement(v, "map", recv); err != nil {
 			return nil, err
 		}
 		out.Args = append(out.Args, k, v)

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"math"
+	"math/big"
 	"strings"
 
 	"github.com/partita-db/partita/internal/cql/ast"
@@ -51,6 +53,11 @@ func (b *binder) prepareTerm(e ast.Expr, recv receiver) (*Term, error) {
 	case *ast.BinaryOp, *ast.Negation:
 		return b.prepareOperationTerm(e, recv)
 	case *ast.Null:
+		// A counter takes no null, wherever it is written
+		// (Constants.NULL_LITERAL: not assignable to a counter).
+		if recv.Type.IsCounter() {
+			return nil, cqlerr.Invalidf("Invalid null value for counter increment/decrement")
+		}
 		return &Term{Kind: TermConst, Type: recv.Type, Text: "null"}, nil
 	case *ast.BindMarker:
 		return &Term{Kind: TermBind, Type: recv.Type, Bind: b.add(e, recv), Text: e.String()}, nil
@@ -158,7 +165,15 @@ func (b *binder) resolveCall(e *ast.FunctionCall, argTypes []*types.Type) (*func
 	name := strings.ToLower(e.Name)
 	overloads := functions.Overloads(name)
 	if overloads == nil {
-		return nil, nil, cqlerr.Invalidf("Unknown function '%s'", e.Name)
+		fac := functions.LookupFactory(name)
+		if fac == nil {
+			return nil, nil, cqlerr.Invalidf("Unknown function '%s'", e.Name)
+		}
+		f, err := fac.Instantiate(callArgTexts(e), knownArgTypes(e, argTypes))
+		if err != nil {
+			return nil, nil, err
+		}
+		overloads = []*functions.Func{f}
 	}
 	var candidates []*functions.Func
 	for _, f := range overloads {
@@ -172,6 +187,22 @@ func (b *binder) resolveCall(e *ast.FunctionCall, argTypes []*types.Type) (*func
 			return nil, nil, cqlerr.Invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided",
 				overloads[0].Name, len(overloads[0].Args), len(e.Args))
 		}
+		if len(overloads) == 1 {
+			// FunctionResolver.validateTypes: the only overload names the
+			// argument it refuses.
+			f := overloads[0]
+			for i, a := range e.Args {
+				one := &functions.Func{Name: f.Name, Args: f.Args[i : i+1], Return: f.Return}
+				var k []*types.Type
+				if argTypes != nil {
+					k = argTypes[i : i+1]
+				}
+				if !b.argsAssignable(one, e.Args[i:i+1], k) {
+					return nil, nil, cqlerr.Invalidf("Type error: %s cannot be passed as argument %d of function system.%s of type %s",
+						a, i, f.Name, f.Args[i])
+				}
+			}
+		}
 		return nil, nil, cqlerr.Invalidf("Invalid call to function %s, none of its type signatures match (known type signatures: %s)",
 			name, signatures(overloads))
 	case len(candidates) > 1:
@@ -184,6 +215,11 @@ func (b *binder) resolveCall(e *ast.FunctionCall, argTypes []*types.Type) (*func
 	f := candidates[0]
 	args := make([]*Term, len(e.Args))
 	for i, a := range e.Args {
+		if argTypes != nil && argTypes[i] != nil {
+			// A selector argument, not a term: nothing to prepare (a
+			// counter column takes no null placeholder).
+			continue
+		}
 		t, err := b.prepareTerm(a, receiver{Name: "arg" + itoa(i), Type: f.Args[i]})
 		if err != nil {
 			return nil, nil, err
@@ -191,6 +227,104 @@ func (b *binder) resolveCall(e *ast.FunctionCall, argTypes []*types.Type) (*func
 		args[i] = t
 	}
 	return f, args, nil
+}
+
+// callArgTexts prints a call's arguments as errors quote them.
+func callArgTexts(e *ast.FunctionCall) []string {
+	out := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		out[i] = a.String()
+	}
+	return out
+}
+
+// knownArgTypes is each argument's type where it is known without a
+// receiver (AssignmentTestable.getCompatibleTypeIfKnown): a selector's, or
+// a type hint's.
+func knownArgTypes(e *ast.FunctionCall, known []*types.Type) []*types.Type {
+	out := make([]*types.Type, len(e.Args))
+	for i, a := range e.Args {
+		if known != nil && known[i] != nil {
+			out[i] = known[i]
+			continue
+		}
+		switch a := a.(type) {
+		case *ast.TypeCast:
+			if t, err := nativeTypeRef(a.Type); err == nil {
+				out[i] = t
+			}
+		case *ast.Literal:
+			out[i] = preferredLiteralType(a)
+		case *ast.ListLiteral:
+			// A selector's literal collection has a type; a term's has
+			// none.
+			if t := preferredElementsType(a.Elems); t != nil && known != nil {
+				out[i] = types.ListOf(t)
+			}
+		case *ast.SetLiteral:
+			if t := preferredElementsType(a.Elems); t != nil && known != nil {
+				out[i] = types.SetOf(t)
+			}
+		}
+	}
+	return out
+}
+
+// preferredLiteralType is the type a constant takes when nothing else
+// types it (Constants.Literal's preferred type): text, the smallest of
+// int, bigint and varint an integer fits, double, boolean, uuid, blob and
+// duration.
+func preferredLiteralType(l *ast.Literal) *types.Type {
+	switch l.Kind {
+	case ast.LitString:
+		for i := 0; i < len(l.Text); i++ {
+			if l.Text[i] >= 0x80 {
+				return types.Text
+			}
+		}
+		return types.Ascii
+	case ast.LitInteger:
+		n, ok := new(big.Int).SetString(l.Text, 10)
+		switch {
+		case !ok:
+			return nil
+		case n.IsInt64() && n.Int64() >= math.MinInt32 && n.Int64() <= math.MaxInt32:
+			return types.Int
+		case n.IsInt64():
+			return types.Bigint
+		}
+		return types.Varint
+	case ast.LitFloat, ast.LitNaN, ast.LitInfinity:
+		return types.Double
+	case ast.LitBoolean:
+		return types.Boolean
+	case ast.LitUUID:
+		return types.UUID
+	case ast.LitHex:
+		return types.Blob
+	case ast.LitDuration:
+		return types.Duration
+	}
+	return nil
+}
+
+// preferredElementsType is the type the constant elements of a list or
+// set literal all prefer (Lists.getPreferredCompatibleType); nil when they
+// differ.
+func preferredElementsType(elems []ast.Expr) *types.Type {
+	var out *types.Type
+	for _, e := range elems {
+		l, ok := e.(*ast.Literal)
+		if !ok {
+			return nil
+		}
+		t := preferredLiteralType(l)
+		if t == nil || (out != nil && !out.Equal(t)) {
+			return nil
+		}
+		out = t
+	}
+	return out
 }
 
 func signatures(fs []*functions.Func) string {

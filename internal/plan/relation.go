@@ -45,9 +45,15 @@ func (b *binder) singleColumnRestriction(t *catalog.Table, rel *ast.SingleColumn
 	r := &Restriction{Columns: []*catalog.Column{c}, Text: rel.String()}
 	recv := columnReceiver(t, c)
 	switch rel.Op {
-	case ast.OpEq, ast.OpIn, ast.OpLt, ast.OpLte, ast.OpGt, ast.OpGte:
-		if c.Type.IsMultiCell() {
-			return nil, cqlerr.Invalidf("Collection column '%s' (%s) cannot be restricted by a '%s' relation", c.Name, c.Type, operatorText(rel.Op))
+	case ast.OpLt, ast.OpLte, ast.OpGt, ast.OpGte:
+		if err := checkSliceOnDuration(c.Type); err != nil {
+			return nil, err
+		}
+	}
+	switch rel.Op {
+	case ast.OpEq, ast.OpIn, ast.OpLt, ast.OpLte, ast.OpGt, ast.OpGte, ast.OpLike:
+		if err := validateRelationReceiver(c, rel.Op); err != nil {
+			return nil, err
 		}
 	}
 	switch rel.Op {
@@ -74,6 +80,9 @@ func (b *binder) singleColumnRestriction(t *catalog.Table, rel *ast.SingleColumn
 		if c.Type.Kind == types.KindMap {
 			elem = c.Type.Elems[1]
 		}
+		if err := validateRelationReceiver(c, rel.Op); err != nil {
+			return nil, err
+		}
 		r.Kind = RestrictContains
 		var v *Term
 		v, err = b.prepareTerm(rel.Value, receiver{t.Keyspace, t.Name, "value(" + c.Name + ")", elem})
@@ -82,6 +91,9 @@ func (b *binder) singleColumnRestriction(t *catalog.Table, rel *ast.SingleColumn
 		if c.Type.Kind != types.KindMap {
 			return nil, cqlerr.Invalidf("Cannot use CONTAINS KEY on non-map column %s", c.Name)
 		}
+		if err := validateRelationReceiver(c, rel.Op); err != nil {
+			return nil, err
+		}
 		r.Kind = RestrictContains
 		var k *Term
 		k, err = b.prepareTerm(rel.Value, receiver{t.Keyspace, t.Name, "key(" + c.Name + ")", c.Type.Elems[0]})
@@ -89,6 +101,11 @@ func (b *binder) singleColumnRestriction(t *catalog.Table, rel *ast.SingleColumn
 	case ast.OpNeq:
 		return nil, cqlerr.Invalidf("Unsupported \"!=\" relation: %s", rel)
 	case ast.OpLike:
+		// The pattern is typed against the column before the missing index
+		// is reported (SingleColumnRelation.newLikeRestriction).
+		if _, err := b.prepareTerm(rel.Value, recv); err != nil {
+			return nil, err
+		}
 		return nil, cqlerr.Invalidf("LIKE restriction is only supported on properly indexed columns. %s is not valid.", rel)
 	default:
 		return nil, cqlerr.Invalidf("Unsupported restriction: %s", rel)
@@ -97,6 +114,40 @@ func (b *binder) singleColumnRestriction(t *catalog.Table, rel *ast.SingleColumn
 		return nil, err
 	}
 	return r, nil
+}
+
+// validateRelationReceiver refuses a relation on a whole non-frozen column
+// (SingleColumnRelation.validateReceiver): a non-frozen UDT takes no
+// relation at all, a non-frozen collection only CONTAINS (KEY) and map
+// entry equality.
+func validateRelationReceiver(c *catalog.Column, op ast.Operator) error {
+	if !c.Type.IsMultiCell() {
+		return nil
+	}
+	if c.Type.Kind == types.KindUDT {
+		return cqlerr.Invalidf("Non-frozen UDT column '%s' (%s) cannot be restricted by any relation", c.Name, c.Type)
+	}
+	if op != ast.OpContains && op != ast.OpContainsKey {
+		return cqlerr.Invalidf("Collection column '%s' (%s) cannot be restricted by a '%s' relation", c.Name, c.Type, operatorText(op))
+	}
+	return nil
+}
+
+// checkSliceOnDuration refuses a slice on a type that holds a duration,
+// which has no order (SingleColumnRelation.newSliceRestriction).
+func checkSliceOnDuration(t *types.Type) error {
+	if !t.ReferencesDuration() {
+		return nil
+	}
+	switch {
+	case t.IsCollection():
+		return cqlerr.Invalidf("Slice restrictions are not supported on collections containing durations")
+	case t.IsTuple():
+		return cqlerr.Invalidf("Slice restrictions are not supported on tuples containing durations")
+	case t.IsUDT():
+		return cqlerr.Invalidf("Slice restrictions are not supported on UDTs containing durations")
+	}
+	return cqlerr.Invalidf("Slice restrictions are not supported on duration columns")
 }
 
 // inOfOne turns an IN list of one value into the EQ it is
@@ -279,6 +330,9 @@ func (b *binder) mapElementRestriction(t *catalog.Table, rel *ast.MapElementRela
 	switch rel.Op {
 	case ast.OpEq:
 	case ast.OpLt, ast.OpLte, ast.OpGt, ast.OpGte:
+		if err := checkSliceOnDuration(c.Type); err != nil {
+			return nil, err
+		}
 		return nil, cqlerr.Invalidf("Only EQ relations are supported on map entries")
 	default:
 		return nil, cqlerr.Invalidf("Unsupported \"%s\" relation: %s", operatorText(rel.Op), rel)

@@ -54,9 +54,15 @@ type Restriction struct {
 	ContainsKey []*Term
 	// MapEQ: the key and the value (Value).
 	MapKey *Term
+	// Contains: map entries m[k] = v merged with other relations on the
+	// same map (Cassandra 5.0 merges them as it merges CONTAINS).
+	Entries []MapEntry
 	// Text is the relation as written, for messages.
 	Text string
 }
+
+// MapEntry is one m[k] = v of a merged collection restriction.
+type MapEntry struct{ Key, Value *Term }
 
 func (r *Restriction) first() *catalog.Column { return r.Columns[0] }
 func (r *Restriction) last() *catalog.Column  { return r.Columns[len(r.Columns)-1] }
@@ -119,6 +125,9 @@ func (r *Restriction) String() string {
 	}
 	for _, k := range r.ContainsKey {
 		parts = append(parts, lhs+" CONTAINS KEY "+k.String())
+	}
+	for _, e := range r.Entries {
+		parts = append(parts, fmt.Sprintf("%s[%s] = %s", lhs, e.Key, e.Value))
 	}
 	return strings.Join(parts, " AND ")
 }

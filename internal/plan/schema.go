@@ -84,6 +84,9 @@ func (p *planner) planSchema(stmt ast.Statement) (Statement, error) {
 		if err != nil {
 			return nil, err
 		}
+		if t.View != nil {
+			return nil, cqlerr.Invalidf("Cannot TRUNCATE materialized view directly; must truncate base table instead")
+		}
 		return &Truncate{Table: t}, nil
 	case *ast.CreateType:
 		return p.planCreateType(s)
@@ -103,7 +106,20 @@ func (p *planner) planSchema(stmt ast.Statement) (Statement, error) {
 			return nil, err
 		}
 		return &DropIndex{Keyspace: ks, Name: s.Name.Name, IfExists: s.IfExists}, nil
+	case *ast.CreateView:
+		return p.planCreateView(s)
+	case *ast.AlterView:
+		return p.planAlterView(s)
+	case *ast.DropView:
+		return p.planDropView(s)
+	case *ast.CreateAggregate:
+		return p.planCreateAggregate(s)
+	case *ast.DropFunction:
+		return p.planDropFunction(s)
 	case *ast.Unsupported:
+		if s.Keyword == "CREATE FUNCTION" {
+			return &CreateFunction{}, nil
+		}
 		return nil, cqlerr.Invalidf("%s statements are not supported", strings.ToUpper(s.Keyword))
 	}
 	return nil, cqlerr.Invalidf("%s statements are not supported yet", statementWord(stmt))
@@ -360,27 +376,56 @@ func (p *planner) planCreateIndex(s *ast.CreateIndex) (Statement, error) {
 	case ast.IndexKeys:
 		spec.Target = "keys"
 	case ast.IndexEntries:
-		return nil, cqlerr.Invalidf("entries() indexes are not supported")
+		spec.Target = "entries"
 	case ast.IndexFull:
 		spec.Target = "full"
 	}
-	if s.Using != nil {
-		spec.Class = s.Using.Text
-		// USING 'sai' (and the storage-attached class name) is accepted and
-		// served by the same index as a regular secondary index.
-		if !strings.EqualFold(spec.Class, "sai") && !strings.Contains(spec.Class, "StorageAttachedIndex") {
-			return nil, cqlerr.Invalidf("Unable to find custom indexer class '%s'", spec.Class)
-		}
-		spec.Custom = true
-	} else if s.Custom {
-		return nil, cqlerr.Invalidf("CUSTOM index requires specifying the index class")
+	if err := indexAttributes(s, &spec); err != nil {
+		return nil, err
 	}
-	for _, prop := range properties(s.Options) {
-		if prop.Name == "options" && prop.IsMap {
+	return &CreateIndex{Spec: spec}, nil
+}
+
+// legacyIndexClass names the default index implementation, the one a plain
+// CREATE INDEX makes (default_secondary_index in cassandra.yaml).
+const legacyIndexClass = "legacy_local_table"
+
+// indexAttributes reads USING and WITH of CREATE INDEX
+// (CreateIndexStatement.Raw.prepare, IndexAttributes.validate). USING
+// 'legacy_local_table' names the default index; any other class, and
+// CUSTOM without USING (the default class, which is no custom indexer),
+// makes a custom index whose class the catalog resolves.
+func indexAttributes(s *ast.CreateIndex, spec *catalog.IndexSpec) error {
+	spec.Custom = s.Custom
+	switch {
+	case s.Using != nil && (s.Custom || !strings.EqualFold(s.Using.Text, legacyIndexClass)):
+		spec.Class, spec.Custom = s.Using.Text, true
+	case s.Using == nil && s.Custom:
+		spec.Class = legacyIndexClass
+	}
+	props := properties(s.Options)
+	for _, prop := range props {
+		if prop.Name != "options" {
+			return cqlerr.Syntaxf("Unknown property '%s'", prop.Name)
+		}
+	}
+	if !spec.Custom && len(props) > 0 {
+		return cqlerr.Invalidf("Cannot specify options for a non-CUSTOM index")
+	}
+	for _, prop := range props {
+		if prop.IsMap {
 			spec.Options = prop.Map
 		}
 	}
-	return &CreateIndex{Spec: spec}, nil
+	for _, reserved := range []string{"class_name", "target"} {
+		if _, ok := spec.Options[reserved]; ok {
+			return cqlerr.Invalidf("Cannot specify %s as a CUSTOM option", reserved)
+		}
+	}
+	if spec.Class == "org.apache.cassandra.index.sasi.SASIIndex" {
+		return cqlerr.Invalidf("SASI indexes are disabled. Enable in cassandra.yaml to use.")
+	}
+	return nil
 }
 
 func (p *planner) planAlterType(s *ast.AlterType) (Statement, error) {

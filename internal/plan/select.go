@@ -154,7 +154,11 @@ func (p *planner) planSelectParts(s *Select, stmt *ast.Select, w *where) error {
 		if stmt.PerPartitionLimit != nil {
 			return cqlerr.Invalidf("PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries")
 		}
-		if err := validateDistinct(s, w); err != nil {
+		ordering, err := resultSetOrdering(t, stmt, w)
+		if err != nil {
+			return err
+		}
+		if err := validateDistinct(s, w, ordering); err != nil {
 			return err
 		}
 	}
@@ -183,21 +187,41 @@ func (p *planner) planSelectParts(s *Select, stmt *ast.Select, w *where) error {
 	return nil
 }
 
-// validateDistinct is SelectStatement.validateDistinctSelection.
-func validateDistinct(s *Select, w *where) error {
-	cols := s.Selection.Columns
-	if s.Selection.Wildcard {
-		cols = s.Table.Columns
-	}
-	for _, c := range cols {
-		if c.Kind != catalog.PartitionKey && c.Kind != catalog.Static {
-			return cqlerr.Invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", c.Name)
+// resultSetOrdering is the ORDER BY columns a query over an IN of partition
+// keys adds to its selection to sort its rows after reading them
+// (SelectStatement.getResultSetOrdering), in ORDER BY order.
+func resultSetOrdering(t *catalog.Table, stmt *ast.Select, w *where) ([]*catalog.Column, error) {
+	var out []*catalog.Column
+	for _, o := range stmt.OrderBy {
+		c, err := column(t, o.Column.Name)
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, c)
 	}
+	if !w.pkHasIN() {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// validateDistinct is SelectStatement.validateDistinctSelection; the
+// selection's columns include the ordering columns it adds.
+func validateDistinct(s *Select, w *where, ordering []*catalog.Column) error {
 	if !w.returnsStaticOnlyPartitions() {
 		// Clustering or regular column restrictions select rows, not
 		// partitions.
 		return cqlerr.Invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
+	}
+	cols := s.Selection.Columns
+	if s.Selection.Wildcard {
+		cols = s.Table.Columns
+	}
+	cols = append(append([]*catalog.Column(nil), cols...), ordering...)
+	for _, c := range cols {
+		if c.Kind != catalog.PartitionKey && c.Kind != catalog.Static {
+			return cqlerr.Invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", c.Name)
+		}
 	}
 	if !w.isKeyRange {
 		return nil

@@ -222,6 +222,11 @@ func (b *binder) prepareFunctionSelector(t *catalog.Table, e *ast.FunctionCall, 
 		return &Selector{Kind: SelFunc, Func: functions.ToJSON(arg.Type), Args: []*Selector{arg}, Type: types.Text,
 			Name: "system.tojson(" + arg.Name + ")"}, nil
 	}
+	if name == "fromjson" && (e.Keyspace == "" || strings.EqualFold(e.Keyspace, "system")) {
+		// FromJsonFct.getInstance: its return type comes from a receiver,
+		// which a selector has not.
+		return nil, cqlerr.Invalidf("fromjson() cannot be used in the selection clause of a SELECT statement")
+	}
 	args := make([]*Selector, len(e.Args))
 	argTypes := make([]*types.Type, len(e.Args))
 	for i, a := range e.Args {
@@ -255,6 +260,10 @@ func isTermExpr(e ast.Expr) bool {
 	switch e := e.(type) {
 	case *ast.Literal, *ast.Negation, *ast.BindMarker, *ast.Null:
 		return true
+	case *ast.ListLiteral:
+		return allTermExprs(e.Elems)
+	case *ast.SetLiteral:
+		return allTermExprs(e.Elems)
 	case *ast.FunctionCall:
 		for _, a := range e.Args {
 			if !isTermExpr(a) {
@@ -266,17 +275,22 @@ func isTermExpr(e ast.Expr) bool {
 	return false
 }
 
+func allTermExprs(es []ast.Expr) bool {
+	for _, e := range es {
+		if !isTermExpr(e) {
+			return false
+		}
+	}
+	return true
+}
+
 // resolveCallWithKnown resolves a call whose column arguments have known
 // types; term arguments are prepared against the chosen overload.
 func (b *binder) resolveCallWithKnown(e *ast.FunctionCall, known []*types.Type) (*functions.Func, []*Term, error) {
 	onlyTerms := &ast.FunctionCall{Pos: e.Pos, Keyspace: e.Keyspace, Name: e.Name, Args: make([]ast.Expr, len(e.Args))}
-	for i, a := range e.Args {
-		if known[i] != nil {
-			onlyTerms.Args[i] = &ast.Null{}
-		} else {
-			onlyTerms.Args[i] = a
-		}
-	}
+	// Selector arguments keep their text for errors; resolveCall neither
+	// types nor prepares them.
+	copy(onlyTerms.Args, e.Args)
 	f, terms, err := b.resolveCall(onlyTerms, known)
 	return f, terms, err
 }

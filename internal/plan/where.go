@@ -205,6 +205,24 @@ func commonColumns(a, b *Restriction) string {
 	return strings.Join(names, ", ")
 }
 
+// mergeCollectionRestrictions merges CONTAINS, CONTAINS KEY and map-entry
+// relations on one collection into one CONTAINS restriction that requires
+// them all.
+func mergeCollectionRestrictions(old, r *Restriction) *Restriction {
+	asContains := func(x *Restriction) *Restriction {
+		if x.Kind != RestrictMapEQ {
+			return x
+		}
+		return &Restriction{Kind: RestrictContains, Columns: x.Columns, Entries: []MapEntry{{x.MapKey, x.Value}}, Text: x.Text}
+	}
+	old, r = asContains(old), asContains(r)
+	merged := *old
+	merged.Contains = append(append([]*Term(nil), old.Contains...), r.Contains...)
+	merged.ContainsKey = append(append([]*Term(nil), old.ContainsKey...), r.ContainsKey...)
+	merged.Entries = append(append([]MapEntry(nil), old.Entries...), r.Entries...)
+	return &merged
+}
+
 // mergeRestrictions merges two restrictions on the same column(s)
 // (SingleColumnRestriction / MultiColumnRestriction / TokenRestriction
 // mergeWith).
@@ -218,22 +236,17 @@ func mergeRestrictions(old, r *Restriction) (*Restriction, error) {
 	}
 	switch old.Kind {
 	case RestrictEQ, RestrictMapEQ:
-		if old.Kind == RestrictMapEQ && r.Kind == RestrictMapEQ {
-			merged := *old
-			merged.Contains = append(append([]*Term(nil), old.Contains...), r.Contains...)
-			return &merged, cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes an Equal", name)
+		if old.Kind == RestrictMapEQ && (r.Kind == RestrictMapEQ || r.Kind == RestrictContains) {
+			return mergeCollectionRestrictions(old, r), nil
 		}
 		return nil, cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes an Equal", name)
 	case RestrictIN:
 		return nil, cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes a IN", name)
 	case RestrictContains:
-		if r.Kind != RestrictContains {
+		if r.Kind != RestrictContains && r.Kind != RestrictMapEQ {
 			return nil, cqlerr.Invalidf("Collection column %s can only be restricted by CONTAINS, CONTAINS KEY, or map-entry equality", name)
 		}
-		merged := *old
-		merged.Contains = append(append([]*Term(nil), old.Contains...), r.Contains...)
-		merged.ContainsKey = append(append([]*Term(nil), old.ContainsKey...), r.ContainsKey...)
-		return &merged, nil
+		return mergeCollectionRestrictions(old, r), nil
 	}
 	if !r.isSlice() {
 		return nil, cqlerr.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", name)

@@ -46,4 +46,8 @@
 //  6. Decode(Encode(m)) equals m for every message, except where the wire
 //     cannot carry a distinction: STARTUP keys come back upper case, and a
 //     type option does not say whether a collection is frozen.
+//  7. Frame compression (§5, compress.go) is bounded like the frame: a
+//     compressed body that declares more than the body limit is refused
+//     before anything is allocated for it, and a corrupt one is a Protocol
+//     error, never a panic (FuzzLZ4Decompress, FuzzSnappyDecompress).
 package protocol

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"time"
 
 	"github.com/partita-db/partita/internal/metrics"
@@ -26,6 +27,14 @@ type Config struct {
 	// Overloaded error for the request instead.
 	MaxRequestDataInFlight      int64
 	MaxRequestDataInFlightPerIP int64
+	// MaxConcurrentConnections and MaxConcurrentConnectionsPerIP bound the
+	// connections served at once, in all and from one client address
+	// (cassandra.yaml native_transport_max_concurrent_connections and
+	// ..._per_ip; zero or less, the default, is no limit). A connection
+	// over either is closed as soon as it is accepted, as in Cassandra
+	// (limits.go).
+	MaxConcurrentConnections      int
+	MaxConcurrentConnectionsPerIP int
 	// MaxInFlightPerConn bounds the requests one connection may have
 	// executing at once (default 128); beyond it the server stops reading
 	// from that connection until a request finishes.
@@ -50,6 +59,16 @@ type Config struct {
 	// connection's writer (default 8 MiB): while more are queued the
 	// connection is not read (invariant 8).
 	MaxQueuedReplyBytes int64
+	// Authenticator, when set, makes every connection log in after STARTUP
+	// (SASL PLAIN over AUTHENTICATE / AUTH_RESPONSE / AUTH_SUCCESS); nil is
+	// Cassandra's AllowAllAuthenticator. New sets it from the engine's role
+	// manager when password authentication is on.
+	Authenticator Authenticator
+	// TLS, when set, makes connections speak TLS (client_encryption_options,
+	// built by EncryptionOptions.TLSConfig); with TLSOptional a client
+	// whose first byte is not a TLS record is served in plain text.
+	TLS         *tls.Config
+	TLSOptional bool
 	// Metrics receives the server's metrics; nil keeps them on a private
 	// registry that nobody scrapes.
 	Metrics *metrics.Metrics

@@ -77,6 +77,17 @@ type conn struct {
 	// STARTUP with THROW_ON_OVERLOAD=1; reader goroutine only (invariant 2).
 	ready           bool
 	throwOnOverload bool
+	// authenticating is set between a STARTUP answered with AUTHENTICATE
+	// and the AUTH_RESPONSE that logs in; reader goroutine only.
+	authenticating bool
+	// compressor is the frame compression STARTUP chose, nil for none.
+	// Set by the reader before it queues STARTUP's reply, which is the
+	// first frame compressed (as Cassandra, Envelope.Compressor): replies
+	// are compressed when queued (send), so one queued before is not.
+	// Events are compressed by the writer, with zbuf (writer only) as
+	// scratch space.
+	compressor atomic.Pointer[protocol.Compressor]
+	zbuf       []byte
 	// executing counts the request budget held by the requests handed to
 	// workers and not finished yet (invariant 7).
 	executing atomic.Int64
@@ -211,6 +222,15 @@ func (c *conn) readLoop() *frameBuf {
 		}
 		c.inFrame = false
 		c.srv.metrics.received(protocol.HeaderSize + len(f.Body))
+		if f, held, err = c.decompress(f, held); err != nil {
+			// A body that does not decompress, or no budget for what it
+			// decompressed to: an error for its stream, and on.
+			if e := overloadRefusal(err); e != nil {
+				c.send(c.errorFrame(f.Header.Stream, e))
+				continue
+			}
+			return c.readFailed(err)
+		}
 		if !c.dispatch(f, held) {
 			return nil
 		}
@@ -233,6 +253,83 @@ func (c *conn) readRequest(br *bufio.Reader) (f protocol.Frame, held int64, err 
 	}
 	return f, c.frameHeld, nil
 }
+
+// decompress returns f with its body decompressed if it is compressed,
+// taking request budget for the bytes decompression added (held is what
+// the compressed body took, and what the frame holds on return). A body
+// that cannot be decompressed is answered on its stream with the
+// *cqlerr.Error this returns, and the connection goes on: the frame was
+// read whole, so the byte stream is still in step.
+func (c *conn) decompress(f protocol.Frame, held int64) (protocol.Frame, int64, error) {
+	if f.Header.Flags&protocol.FlagCompression == 0 {
+		return f, held, nil
+	}
+	var comp protocol.Compressor
+	if p := c.compressor.Load(); p != nil {
+		comp = *p
+	}
+	plain, err := protocol.DecompressFrame(f, comp, c.maxBody)
+	if err != nil {
+		c.log.Debug("cannot decompress a request", "stream", f.Header.Stream, "err", err)
+		c.srv.budget.release(c.ip, held)
+		return f, 0, err
+	}
+	if extra := int64(len(plain.Body) - len(f.Body)); extra > 0 {
+		if _, err := c.takeRequestBytes(extra); err != nil {
+			c.srv.budget.release(c.ip, held)
+			return f, 0, err
+		}
+		held += extra
+	}
+	return plain, held, nil
+}
+
+// compressReply returns fb's frame compressed with the connection's
+// compression, in a new buffer (fb is recycled), or fb itself when there
+// is none. A frame that fails to compress goes out as it is: the flag
+// tells the client either way.
+func (c *conn) compressReply(fb *frameBuf) *frameBuf {
+	p := c.compressor.Load()
+	if p == nil {
+		return fb
+	}
+	z := getFrameBuf()
+	out, err := protocol.CompressFrame(z.b[:0], fb.b, *p)
+	if err != nil {
+		c.log.Warn("cannot compress a reply; sending it uncompressed", "err", err)
+		putFrameBuf(z)
+		return fb
+	}
+	z.b = out
+	putFrameBuf(fb)
+	return z
+}
+
+// compressFrame returns an event frame compressed with the connection's
+// compression, or frame itself when there is none; writer goroutine only.
+// A frame that fails to compress goes out as it is: the flag tells the
+// client either way.
+func (c *conn) compressFrame(frame []byte) []byte {
+	p := c.compressor.Load()
+	if p == nil {
+		return frame
+	}
+	out, err := protocol.CompressFrame(c.zbuf[:0], frame, *p)
+	if err != nil {
+		c.log.Warn("cannot compress a reply; sending it uncompressed", "err", err)
+		return frame
+	}
+	// Keep the scratch space for the next reply unless one huge reply
+	// grew it.
+	if cap(out) <= maxKeptCompressBuffer {
+		c.zbuf = out
+	}
+	return out
+}
+
+// maxKeptCompressBuffer bounds the compression scratch space a writer
+// keeps between replies.
+const maxKeptCompressBuffer = 1 << 20
 
 // overloadRefusal returns the Overloaded error of a body the budget
 // refused, or nil for any other error of readRequest.
@@ -348,6 +445,7 @@ func (c *conn) readFailed(err error) *frameBuf {
 // send queues a frame for the writer. If the writer has gone (the socket
 // failed), the frame is dropped.
 func (c *conn) send(fb *frameBuf) {
+	fb = c.compressReply(fb)
 	c.queueReply(fb)
 	select {
 	case c.out <- fb:
@@ -422,7 +520,7 @@ func (c *conn) writeEvents(bw *bufio.Writer) bool {
 	c.evMu.pending = nil
 	c.evMu.Unlock()
 	for _, ev := range events {
-		n, err := bw.Write(ev)
+		n, err := bw.Write(c.compressFrame(ev))
 		c.srv.metrics.sent(n)
 		if err != nil {
 			c.writeFailed(err)

@@ -19,9 +19,10 @@ import (
 // (helpers_test.go fakeSession.Query lists what each query text does), and
 // the replies are printed. Commands:
 //
-//	server [max-frame=<bytes>]
+//	server [max-frame=<bytes>] [auth]
 //	  Restart the server with this configuration. Every file starts with
-//	  a default server.
+//	  a default server. auth turns on password authentication, with the
+//	  roles of a new node (cassandra/cassandra) in a real role manager.
 //
 //	connect [<name>]
 //	  Open a connection (default name "a") and make it the current one.
@@ -34,12 +35,17 @@ import (
 //	<stream> PREPARE <text>
 //	<stream> EXECUTE <hex id> [skip]
 //	<stream> BATCH <text>; ...
+//	<stream> AUTH_RESPONSE <role> <password>   (SASL PLAIN; "-" for empty)
+//	<stream> AUTH_RESPONSE hex <token>
 //	raw <hex>
 //	----
 //	<replies, ordered by stream>
 //	  Write the requests in one write, then read recv replies (default:
 //	  one per request line other than raw) and print them; with hex, each
-//	  reply's exact bytes come first.
+//	  reply's exact bytes come first. After a STARTUP line with a
+//	  COMPRESSION the server knows, the connection's later request lines
+//	  (not raw ones) are compressed with it, and a compressed reply is
+//	  decompressed with it and printed with its name: stream=2 [lz4] READY.
 //
 //	closed [conn=<name>]
 //	----
@@ -58,11 +64,15 @@ type conversation struct {
 	ts      *testServer
 	conns   map[string]*client
 	current string
+	// compressors holds the frame compression each connection asked for
+	// in a STARTUP, by connection name.
+	compressors map[string]protocol.Compressor
 }
 
 func (h *conversation) restart(cfg Config) {
 	h.ts = startServer(h.t, cfg)
 	h.conns = map[string]*client{}
+	h.compressors = map[string]protocol.Compressor{}
 	h.current = ""
 }
 
@@ -83,6 +93,9 @@ func (h *conversation) run(t *testing.T, d *datadriven.TestData) string {
 	case "server":
 		var cfg Config
 		d.MaybeScanArgs(t, "max-frame", &cfg.MaxFrameSize)
+		if d.HasArg("auth") {
+			cfg.Authenticator = newTestRoles(t)
+		}
 		h.restart(cfg)
 		return ""
 	case "connect":
@@ -91,6 +104,7 @@ func (h *conversation) run(t *testing.T, d *datadriven.TestData) string {
 			name = d.CmdArgs[0].Key
 		}
 		h.conns[name] = h.ts.dial(t)
+		delete(h.compressors, name)
 		h.current = name
 		return ""
 	case "send":
@@ -113,6 +127,8 @@ func (h *conversation) run(t *testing.T, d *datadriven.TestData) string {
 
 func (h *conversation) send(t *testing.T, d *datadriven.TestData) string {
 	c := h.conn(d)
+	name := h.current
+	d.MaybeScanArgs(t, "conn", &name)
 	var out []byte
 	want := 0
 	for line := range strings.SplitSeq(strings.TrimSpace(d.Input), "\n") {
@@ -129,7 +145,20 @@ func (h *conversation) send(t *testing.T, d *datadriven.TestData) string {
 		if err != nil {
 			t.Fatalf("%s: bad stream in %q", d.Pos, line)
 		}
-		out = protocol.AppendRequest(out, int16(stream), parseRequest(t, reqText))
+		req := parseRequest(t, reqText)
+		frame := protocol.AppendRequest(nil, int16(stream), req)
+		if comp := h.compressors[name]; comp != nil && req.Opcode() != protocol.OpStartup {
+			if frame, err = protocol.CompressFrame(nil, frame, comp); err != nil {
+				t.Fatalf("%s: %v", d.Pos, err)
+			}
+		}
+		out = append(out, frame...)
+		if st, ok := req.(*protocol.Startup); ok {
+			comp, ok := protocol.NewCompressor(st.Options[protocol.StartupCompression])
+			if ok && h.compressors[name] == nil {
+				h.compressors[name] = comp
+			}
+		}
 		want++
 	}
 	d.MaybeScanArgs(t, "recv", &want)
@@ -146,8 +175,19 @@ func (h *conversation) send(t *testing.T, d *datadriven.TestData) string {
 			replies = append(replies, reply{stream: 1 << 14, text: "read: " + err.Error()})
 			break
 		}
+		marker := ""
+		if f.Header.Flags&protocol.FlagCompression != 0 {
+			comp := h.compressors[name]
+			plain, err := protocol.DecompressFrame(f, comp, protocol.DefaultMaxBody)
+			if err != nil {
+				replies = append(replies, reply{stream: f.Header.Stream, text: "undecompressable: " + err.Error()})
+				continue
+			}
+			f = plain
+			marker = "[" + comp.Name() + "] "
+		}
 		resp, env, err := protocol.DecodeResponse(f)
-		text := fmt.Sprintf("stream=%d %s", f.Header.Stream, describe(resp))
+		text := fmt.Sprintf("stream=%d %s%s", f.Header.Stream, marker, describe(resp))
 		if err != nil {
 			text = "undecodable: " + err.Error()
 		}
@@ -206,6 +246,13 @@ func parseRequest(t *testing.T, s string) protocol.Request {
 			e.Params.Flags = protocol.FlagSkipMetadata
 		}
 		return e
+	case "AUTH_RESPONSE":
+		if len(fields) == 2 && fields[0] == "hex" {
+			return &protocol.AuthResponse{Token: unhex(t, fields[1])}
+		}
+		plain := func(s string) string { return strings.TrimPrefix(s, "-") }
+		token := "\x00" + plain(fields[0]) + "\x00" + plain(fields[1])
+		return &protocol.AuthResponse{Token: []byte(token)}
 	case "BATCH":
 		b := &protocol.Batch{Type: protocol.BatchLogged, Consistency: protocol.One}
 		for q := range strings.SplitSeq(rest, ";") {

@@ -162,7 +162,10 @@ func (c *conn) encode(dst []byte, stream int16, op protocol.Opcode, resp protoco
 // (Cassandra's transport/ServerConnection.validateNewMessage).
 func (c *conn) connectionRequest(req protocol.Request) (protocol.Response, []string) {
 	op := req.Opcode()
-	if !c.ready && op != protocol.OpStartup && op != protocol.OpOptions {
+	if c.authenticating && op != protocol.OpAuthResponse {
+		return protocolError("Unexpected message %s, expecting SASL_RESPONSE", op), nil
+	}
+	if !c.ready && !c.authenticating && op != protocol.OpStartup && op != protocol.OpOptions {
 		return protocolError("Unexpected message %s, expecting STARTUP or OPTIONS", op), nil
 	}
 	switch r := req.(type) {
@@ -176,7 +179,12 @@ func (c *conn) connectionRequest(req protocol.Request) (protocol.Response, []str
 		}
 		return &protocol.Ready{}, nil
 	case *protocol.AuthResponse:
-		return protocolError("Unexpected message AUTH_RESPONSE, authentication is not enabled"), nil
+		if c.srv.cfg.Authenticator == nil {
+			// AllowAllAuthenticator's negotiator completes at once, for
+			// any token, with the anonymous user.
+			return &protocol.AuthSuccess{}, nil
+		}
+		return c.authResponse(r), nil
 	}
 	return protocol.NewErrorMessage(cqlerr.Serverf("Unexpected message %s", op)), nil
 }
@@ -194,15 +202,25 @@ func (c *conn) startup(r *protocol.Startup) protocol.Response {
 	if err := checkCQLVersion(version); err != nil {
 		return protocol.NewErrorMessage(err)
 	}
-	// SUPPORTED offers no compression, so any algorithm is one we lack.
-	if name := r.Options[protocol.StartupCompression]; name != "" {
-		return protocolError("Unknown compression algorithm: %s", name)
+	if name, ok := r.Options[protocol.StartupCompression]; ok {
+		comp, known := protocol.NewCompressor(name)
+		if !known {
+			// Cassandra's text, with the name lowercased as it compares it
+			// (transport/messages/StartupMessage.java).
+			return protocolError("Unknown compression algorithm: %s", strings.ToLower(name))
+		}
+		// The reply to this STARTUP is the first frame compressed.
+		c.compressor.Store(&comp)
 	}
-	c.ready = true
 	// Cassandra compares with "1" (transport/messages/StartupMessage.java).
 	c.throwOnOverload = r.Options[protocol.StartupThrowOnOverload] == "1"
 	c.log.Debug("connection started", "cql_version", version,
 		"driver_name", r.Options["DRIVER_NAME"], "driver_version", r.Options["DRIVER_VERSION"])
+	if a := c.srv.cfg.Authenticator; a != nil {
+		c.authenticating = true
+		return &protocol.Authenticate{Authenticator: a.AuthenticatorClass()}
+	}
+	c.ready = true
 	return &protocol.Ready{}
 }
 

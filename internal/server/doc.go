@@ -62,4 +62,10 @@
 //     the connection's recent ones can pass the bound by the number of
 //     requests running times their excess. A client that takes no reply
 //     bytes for WriteTimeout is disconnected, which frees them all.
+//  9. At most Config.MaxConcurrentConnections connections are served at
+//     once, and MaxConcurrentConnectionsPerIP from one client address
+//     (connLimits): a connection over either is closed as soon as it is
+//     accepted, before anything is read or sent, as Cassandra's
+//     ConnectionLimitHandler does; every connection counted is released
+//     exactly once, when it is done (Server.connDone).
 package server

@@ -405,6 +405,10 @@ func describe(r protocol.Response) string {
 		return b.String()
 	case *protocol.Ready:
 		return "READY"
+	case *protocol.Authenticate:
+		return "AUTHENTICATE " + r.Authenticator
+	case *protocol.AuthSuccess:
+		return fmt.Sprintf("AUTH_SUCCESS token=%q", r.Token)
 	case *protocol.VoidResult:
 		return "RESULT Void"
 	case *protocol.SetKeyspaceResult:

@@ -27,6 +27,8 @@ type Server struct {
 	supported *protocol.Supported
 	// budget bounds the request bytes held by all connections (invariant 7).
 	budget *requestBudget
+	// limits bounds the connections served, in all and per client address.
+	limits *connLimits
 
 	// baseCtx is the parent of every connection's context; cancelled when
 	// Shutdown gives up waiting.
@@ -49,6 +51,9 @@ type Server struct {
 // registers for the engine's schema changes, to push them to connections
 // that REGISTERed. A nil logger discards the logs.
 func New(cfg Config, eng *engine.Engine, logger *slog.Logger) *Server {
+	if m := eng.Auth(); cfg.Authenticator == nil && m != nil && m.PasswordAuthentication() {
+		cfg.Authenticator = m
+	}
 	return newServer(cfg, engineAdapter{eng: eng}, logger)
 }
 
@@ -64,6 +69,7 @@ func newServer(cfg Config, eng engineAPI, logger *slog.Logger) *Server {
 		metrics:   newServerMetrics(cfg.Metrics),
 		supported: supportedOptions(),
 		budget:    newRequestBudget(cfg.MaxRequestDataInFlight, cfg.MaxRequestDataInFlightPerIP),
+		limits:    newConnLimits(cfg.MaxConcurrentConnections, cfg.MaxConcurrentConnectionsPerIP),
 	}
 	s.baseCtx, s.cancelBase = context.WithCancel(context.Background())
 	s.mu.listeners = make(map[net.Listener]struct{})
@@ -72,12 +78,12 @@ func newServer(cfg Config, eng engineAPI, logger *slog.Logger) *Server {
 	return s
 }
 
-// supportedOptions is the SUPPORTED answer (reference §1.5): no
-// compression, CQL 3.4.5 (Cassandra 4's), protocol v4 only.
+// supportedOptions is the SUPPORTED answer (reference §1.5): snappy and
+// lz4 frame compression, CQL 3.4.5 (Cassandra 4's), protocol v4 only.
 func supportedOptions() *protocol.Supported {
 	return &protocol.Supported{Options: map[string][]string{
 		protocol.StartupCQLVersion:         {"3.4.5"},
-		protocol.StartupCompression:        {},
+		protocol.StartupCompression:        protocol.SupportedCompressions,
 		protocol.SupportedProtocolVersions: protocol.SupportedVersions,
 	}}
 }
@@ -200,15 +206,20 @@ func (s *Server) untrackListener(ln net.Listener) {
 	ln.Close()
 }
 
-// startConn serves nc, unless the server is shutting down.
+// startConn serves nc, unless the server is shutting down or nc is over
+// a connection limit (limits.go).
 func (s *Server) startConn(nc net.Conn) {
+	if !s.admitConn(nc) {
+		return
+	}
 	s.mu.Lock()
 	if s.mu.closing {
 		s.mu.Unlock()
+		s.limits.release(remoteIP(nc))
 		nc.Close()
 		return
 	}
-	c := newConn(s, nc)
+	c := newConn(s, s.secure(nc))
 	s.mu.conns[c] = struct{}{}
 	s.conns.Add(1)
 	s.mu.Unlock()
@@ -221,6 +232,7 @@ func (s *Server) connDone(c *conn) {
 	s.mu.Lock()
 	delete(s.mu.conns, c)
 	s.mu.Unlock()
+	s.limits.release(c.ip)
 	s.metrics.connClosed()
 	s.conns.Done()
 }

@@ -51,7 +51,7 @@ func Keyspaces() []*catalog.Keyspace {
 	return []*catalog.Keyspace{
 		catalog.NewBuiltinKeyspace(SystemKeyspace, false, local(), systemTables()...),
 		catalog.NewBuiltinKeyspace(SchemaKeyspace, false, local(), schemaTables()...),
-		catalog.NewBuiltinKeyspace(AuthKeyspace, false, simple("1")),
+		catalog.NewBuiltinKeyspace(AuthKeyspace, false, simple("1"), authTables()...),
 		catalog.NewBuiltinKeyspace(DistributedKeyspace, false, simple("3")),
 		catalog.NewBuiltinKeyspace(TracesKeyspace, false, simple("2"), tracesTables()...),
 		catalog.NewBuiltinKeyspace(ViewsKeyspace, true, local()),

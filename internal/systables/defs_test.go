@@ -253,6 +253,27 @@ source inet regular
 source_elapsed int regular
 source_port int regular
 thread text regular`},
+		// auth/AuthKeyspace.java.
+		{"system_auth", "roles", `role text partition_key
+can_login boolean regular
+is_superuser boolean regular
+member_of set<text> regular
+salted_hash text regular`},
+		{"system_auth", "role_members", `role text partition_key
+member text clustering`},
+		{"system_auth", "role_permissions", `role text partition_key
+resource text clustering
+permissions set<text> regular`},
+		{"system_auth", "resource_role_permissons_index", `resource text partition_key
+role text clustering`},
+		{"system_auth", "network_permissions", `role text partition_key
+dcs frozen<set<text>> regular`},
+		{"system_auth", "cidr_groups", `cidr_group text partition_key
+cidrs frozen<set<frozen<tuple<inet, smallint>>>> regular`},
+		{"system_auth", "cidr_permissions", `role text partition_key
+cidr_groups frozen<set<text>> regular`},
+		{"system_auth", "identity_to_role", `identity text partition_key
+role text regular`},
 	}
 	seen := map[string]bool{}
 	for _, tc := range tests {

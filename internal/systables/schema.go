@@ -42,6 +42,9 @@ func keyspacesRows(env *Env, rs *rowSet) {
 
 func tablesRows(env *Env, rs *rowSet) {
 	schemaTablesOf(env.Schema, func(t *catalog.Table) {
+		if t.View != nil {
+			return // system_schema.views
+		}
 		r := rs.newRow().
 			put("keyspace_name", textValue(t.Keyspace)).
 			put("table_name", textValue(t.Name)).
@@ -224,5 +227,5 @@ func indexOptions(ix *catalog.Index) map[string]string {
 }
 
 // noRows renders the tables of objects Partita does not have: functions,
-// aggregates, triggers, views.
+// aggregates, triggers.
 func noRows(*Env, *rowSet) {}

@@ -17,6 +17,8 @@ type Env struct {
 	Partita PartitaSource
 	// Traces provides the system_traces tables (nil: they are empty).
 	Traces TracesSource
+	// Auth provides the system_auth tables (nil: they are empty).
+	Auth AuthSource
 }
 
 // renderer fills in every row of one built-in table, in any order.
@@ -37,7 +39,7 @@ var renderers = map[string]renderer{
 	"system_schema.functions":       noRows,
 	"system_schema.aggregates":      noRows,
 	"system_schema.triggers":        noRows,
-	"system_schema.views":           noRows,
+	"system_schema.views":           viewsRows,
 
 	"system_virtual_schema.keyspaces": virtualKeyspacesRows,
 	"system_virtual_schema.tables":    virtualTablesRows,
@@ -46,6 +48,15 @@ var renderers = map[string]renderer{
 	"system_partita.splits":           splitsRows,
 	"system_partita.split_history":    splitHistoryRows,
 	"system_partita.large_partitions": largePartitionsRows,
+
+	"system_auth.roles":                          authRolesRows,
+	"system_auth.role_members":                   authRoleMembersRows,
+	"system_auth.role_permissions":               authRolePermissionsRows,
+	"system_auth.resource_role_permissons_index": authResourceRoleRows,
+	"system_auth.network_permissions":            noRows,
+	"system_auth.cidr_groups":                    noRows,
+	"system_auth.cidr_permissions":               noRows,
+	"system_auth.identity_to_role":               noRows,
 
 	"system_traces.sessions": traceSessionsRows,
 	"system_traces.events":   traceEventsRows,
@@ -79,6 +90,11 @@ func Rows(ctx context.Context, env *Env, t *catalog.Table) ([][][]byte, error) {
 	}
 	SortRows(t, orderOfKeyspace(env.Schema, t.Keyspace), rs.rows)
 	return rs.rows, nil
+}
+
+// TableOrder is the partition order of table t's rows in env's schema.
+func TableOrder(env *Env, t *catalog.Table) PartitionOrder {
+	return orderOfKeyspace(env.Schema, t.Keyspace)
 }
 
 // orderOfKeyspace is OrderOf for a keyspace named in a table, also when the

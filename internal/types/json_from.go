@@ -314,7 +314,7 @@ func nestedJSON(j jsonValue) (jsonValue, error) {
 	}
 	v, err := decodeJSONText(j.str)
 	if err != nil {
-		return jsonValue{}, cqlerr.Invalidf("Error decoding JSON string: %s", err)
+		return jsonValue{}, cqlerr.Invalidf("Error decoding JSON string: %s", err.(*jacksonError).Message())
 	}
 	return classifyJSON(v), nil
 }

@@ -3,7 +3,6 @@ package types
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"math/big"
 	"sort"
@@ -197,34 +196,11 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// newJSONDecoder reads JSON text keeping numbers as json.Number, so
-// integers keep their size and decimals their digits.
-func newJSONDecoder(text string) *json.Decoder {
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	return dec
-}
-
-// decodeJSONText decodes the first JSON value of text; like Jackson's
-// ObjectMapper.readValue it ignores whatever follows.
+// decodeJSONText decodes the first JSON value of text as Jackson's
+// ObjectMapper.readValue does (json_parse.go), numbers as json.Number so
+// that integers keep their size and decimals their digits.
 func decodeJSONText(text string) (any, error) {
-	var v any
-	if err := newJSONDecoder(text).Decode(&v); err != nil {
-		return nil, errors.New(jsonErrorText(err))
-	}
-	return v, nil
-}
-
-// jsonErrorText describes a decoding error; empty input gets Jackson's
-// wording.
-func jsonErrorText(err error) string {
-	if errors.Is(err, io.EOF) {
-		return "No content to map due to end-of-input"
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return "Unexpected end-of-input"
-	}
-	return err.Error()
+	return newJSONParser(text).parseRoot()
 }
 
 // DecodeJSON decodes the text fromJson() receives into the value FromJSON
@@ -257,64 +233,14 @@ func ParseJSONRow(text string) (map[string]any, error) {
 // decodeJSONObject reads a top-level JSON object, keeping its keys in
 // order (a repeated key keeps its first place and its last value).
 func decodeJSONObject(text string) ([]string, map[string]any, error) {
-	dec := newJSONDecoder(text)
-	mapError := func(what string) error {
-		return cqlerr.Invalidf("Could not decode JSON string as a map: %s. (String was: %s)", what, text)
-	}
-	tok, err := dec.Token()
+	keys, vals, ok, err := newJSONParser(text).parseRootObject()
 	if err != nil {
-		return nil, nil, mapError(jsonErrorText(err))
+		return nil, nil, cqlerr.Invalidf("Could not decode JSON string as a map: %s. (String was: %s)", err, text)
 	}
-	if tok == nil {
+	if !ok {
 		return nil, nil, cqlerr.Invalidf("Got null for INSERT JSON values")
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, nil, mapError("cannot deserialize " + describeJSONToken(tok) + " as a map")
-	}
-	// Past the opening brace, running out of input is a truncated object.
-	inside := func(err error) error {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return mapError(jsonErrorText(err))
-	}
-	var keys []string
-	vals := map[string]any{}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return nil, nil, inside(err)
-		}
-		k, _ := kt.(string) // object keys are always strings
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return nil, nil, inside(err)
-		}
-		if _, dup := vals[k]; !dup {
-			keys = append(keys, k)
-		}
-		vals[k] = v
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, nil, inside(err)
-	}
 	return keys, vals, nil
-}
-
-func describeJSONToken(tok json.Token) string {
-	switch x := tok.(type) {
-	case json.Delim:
-		if x == '[' {
-			return "an array"
-		}
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	}
-	return "a value"
 }
 
 // normalizeJSONKeys applies Json.handleCaseSensitivity to keys in order:

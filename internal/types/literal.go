@@ -54,10 +54,12 @@ const (
 // of the given kind and text may be assigned to t.
 func LiteralAssignment(t *Type, kind LiteralKind, text string) Assignment {
 	switch {
-	case t.IsCollection() || t.Kind == KindUDT || t.Kind == KindTuple:
+	case t.IsCollection() || t.Kind == KindUDT:
 		return NotAssignable
-	case t.Kind == KindCustom:
-		return WeaklyAssignable // Cassandra skips validation for custom types.
+	case t.Kind == KindCustom || t.Kind == KindTuple:
+		// Cassandra skips validation for the types that are not native
+		// (custom types and tuples): the value is read at preparation.
+		return WeaklyAssignable
 	}
 	if p := PreferredType(kind, text); p != nil && p.Kind == t.Kind {
 		return ExactMatch
@@ -195,6 +197,16 @@ func ParseLiteral(t *Type, kind LiteralKind, text string) ([]byte, error) {
 		}
 		return v, err
 	}
+	if t.Kind == KindTuple {
+		// A scalar constant is weakly assignable to a tuple and read as
+		// its string form (Constants.Literal.parsedValue).
+		return TupleFromString(t, text)
+	}
+	return parseNative(t, kind, text)
+}
+
+// parseNative reads a literal's text for a native type.
+func parseNative(t *Type, kind LiteralKind, text string) ([]byte, error) {
 	switch t.Kind {
 	case KindAscii:
 		return asciiFromString(text)

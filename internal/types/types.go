@@ -244,6 +244,20 @@ func (t *Type) IsMultiCell() bool {
 	return !t.Frozen && (t.IsCollection() || t.Kind == KindUDT)
 }
 
+// ReferencesDuration reports whether t is duration or holds one at any
+// depth (AbstractType.referencesDuration).
+func (t *Type) ReferencesDuration() bool {
+	if t.Kind == KindDuration {
+		return true
+	}
+	for _, e := range t.Elems {
+		if e.ReferencesDuration() {
+			return true
+		}
+	}
+	return false
+}
+
 // IsCounter reports whether t is counter.
 func (t *Type) IsCounter() bool { return t.Kind == KindCounter }
 

@@ -151,24 +151,13 @@ func (g *rGen) inList(c *rColumn, distinct bool) string {
 	return c.name + " IN (" + strings.Join(vals, ", ") + ")"
 }
 
-// keyRelations restricts cols by equality, one of them sometimes by IN.
+// keyRelations restricts cols by equality, one of them sometimes by an IN
+// (whose values may repeat).
 func (g *rGen) keyRelations(cols []*rColumn, inChance int) []string {
-	return g.keyRelationsIN(cols, inChance, false)
-}
-
-// writeKeyRelations is keyRelations for the clustering key of a write: its
-// IN lists hold distinct values, as Partita applies a list operation once
-// per repeated clustering value (random_known.txt,
-// repeated-clustering-in-write), which would show in every later read.
-func (g *rGen) writeKeyRelations(cols []*rColumn, inChance int) []string {
-	return g.keyRelationsIN(cols, inChance, true)
-}
-
-func (g *rGen) keyRelationsIN(cols []*rColumn, inChance int, distinct bool) []string {
 	rels := eqs(cols, g.keyValues(cols))
 	if len(cols) > 0 && g.r.Intn(100) < inChance {
 		i := g.r.Intn(len(cols))
-		rels[i] = g.inList(cols[i], distinct)
+		rels[i] = g.inList(cols[i], false)
 	}
 	return rels
 }

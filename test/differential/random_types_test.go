@@ -141,12 +141,6 @@ func (t *rType) literal(r *rand.Rand, key bool) string {
 		var parts []string
 		seen := map[string]bool{}
 		n := r.Intn(4)
-		if key && n == 0 {
-			// Not empty, as elements: an empty literal for a non-frozen
-			// collection is null in a condition (random_known.txt,
-			// condition-empty-collection-is-null).
-			n = 1
-		}
 		for i := 0; i < n; i++ {
 			k := t.key.literal(r, true)
 			if !seen[k] {

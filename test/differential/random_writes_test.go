@@ -76,7 +76,7 @@ func (g *rGen) insert(t *rTable, o wOpts) string {
 	}
 	for _, c := range rest {
 		cols = append(cols, c)
-		if g.r.Intn(10) == 0 && !c.typ.multiCell() {
+		if g.r.Intn(10) == 0 {
 			vals = append(vals, "null")
 		} else {
 			vals = append(vals, c.typ.literal(g.r, false))
@@ -107,7 +107,7 @@ func (g *rGen) update(t *rTable, o wOpts) string {
 	}
 	rels := g.partitionKey(t, o, 10)
 	if !staticOnly || g.r.Intn(10) == 0 {
-		ck := g.writeKeyRelations(t.ck, condChance(cond, staticOpChance(set, assigns, 10)))
+		ck := g.keyRelations(t.ck, condChance(cond, 10))
 		if len(ck) > 0 && g.r.Intn(20) == 0 {
 			ck = ck[:len(ck)-1] // refused: a clustering column missing
 		}
@@ -129,21 +129,10 @@ func condChance(cond bool, chance int) int {
 	return chance
 }
 
-// listRemovalOrIndex reports a list assignment that writes the same cells
-// whichever row it goes through: a removal (l = l - [..]) or an element
-// set (l[i] = v).
-func listRemovalOrIndex(c *rColumn, assign string) bool {
-	return strings.HasPrefix(assign, c.name+"[") || strings.HasPrefix(assign, c.name+" = "+c.name+" - ")
-}
-
 // assignment draws one SET term for c.
 func (g *rGen) assignment(c *rColumn) string {
 	t := c.typ
-	// Not for non-frozen collections and UDTs: Cassandra writes their null
-	// assignment as a deletion just before the statement's timestamp,
-	// Partita at it (random_known.txt, null-assignment-of-multi-cell), which
-	// would show in every later read that meets a tie.
-	if g.r.Intn(10) == 0 && t.kind != kCounter && !t.multiCell() {
+	if g.r.Intn(10) == 0 && t.kind != kCounter {
 		return c.name + " = null"
 	}
 	switch {
@@ -211,8 +200,18 @@ func (g *rGen) columnCondition(c *rColumn) string {
 		return c.name + " = null"
 	case n == 1:
 		return c.name + " != " + t.literal(g.r, true)
-	case n == 2 && t.orderable():
-		return fmt.Sprintf("%s %s %s", c.name, []string{"<", "<=", ">", ">="}[g.r.Intn(4)], t.literal(g.r, true))
+	case n == 2 && (t.orderable() || g.r.Intn(3) == 0):
+		// Whole collections, UDTs and tuples compare too (a duration
+		// inside is refused). Not against an empty collection: that is
+		// refused when the condition is evaluated, and Cassandra evaluates
+		// a row's conditions in no fixed order (CQL3CasRequest
+		// .ColumnsConditions keeps them in a HashSet), so with a second
+		// condition that fails the answer would be either.
+		lit := t.literal(g.r, true)
+		if lit == "[]" || lit == "{}" {
+			return c.name + " = " + lit
+		}
+		return fmt.Sprintf("%s %s %s", c.name, []string{"<", "<=", ">", ">="}[g.r.Intn(4)], lit)
 	case n == 3:
 		return fmt.Sprintf("%s IN (%s, %s)", c.name, t.literal(g.r, true), t.literal(g.r, true))
 	case n == 4 && (t.kind == kSet || t.kind == kList):
@@ -225,8 +224,24 @@ func (g *rGen) columnCondition(c *rColumn) string {
 		return fmt.Sprintf("%s[%d] = %s", c.name, g.r.Intn(2), t.elem.literal(g.r, true))
 	case n == 5 && t.kind == kUDT && !t.frozen:
 		return fmt.Sprintf("%s.fa = %s", c.name, t.udt.types[0].literal(g.r, true))
+	case n == 6 && t.kind == kMap && !t.frozen:
+		return fmt.Sprintf("%s[%s] %s", c.name, t.key.literal(g.r, true), g.elementComparison(t.elem))
+	case n == 6 && t.kind == kList && !t.frozen:
+		return fmt.Sprintf("%s[%d] %s", c.name, g.r.Intn(2), g.elementComparison(t.elem))
 	}
 	return c.name + " = " + t.literal(g.r, true)
+}
+
+// elementComparison draws the operator and value(s) of a condition on an
+// element of type t: a comparison, an ordering or an IN list with null.
+func (g *rGen) elementComparison(t *rType) string {
+	switch g.r.Intn(3) {
+	case 0:
+		return fmt.Sprintf("%s %s", []string{"<", "<=", ">", ">=", "!="}[g.r.Intn(5)], t.literal(g.r, true))
+	case 1:
+		return fmt.Sprintf("IN (%s, null)", t.literal(g.r, true))
+	}
+	return "= " + t.literal(g.r, true)
 }
 
 // delete draws a partition, row, range, column or element deletion.
@@ -245,7 +260,7 @@ func (g *rGen) delete(t *rTable, o wOpts) string {
 	case n < 2 || len(t.ck) == 0 && n < 4:
 		// The partition, or with clustering columns the whole row.
 		if n == 1 {
-			rels = append(rels, g.writeKeyRelations(t.ck, condChance(cond, 10))...)
+			rels = append(rels, g.keyRelations(t.ck, condChance(cond, 10))...)
 		}
 	case n < 4:
 		rels = append(rels, g.clusteringRange(t)...)
@@ -254,13 +269,13 @@ func (g *rGen) delete(t *rTable, o wOpts) string {
 			cols = append(cols, c.name)
 		}
 		if g.r.Intn(10) == 0 {
-			rels = append(rels, g.writeKeyRelations(t.ck, 0)...)
+			rels = append(rels, g.keyRelations(t.ck, 0)...)
 		}
 	default:
 		for _, c := range g.pick(t.nonKey(), 2) {
 			cols = append(cols, g.deletion(c))
 		}
-		rels = append(rels, g.writeKeyRelations(t.ck, condChance(cond, 5))...)
+		rels = append(rels, g.keyRelations(t.ck, condChance(cond, 5))...)
 	}
 	s := "DELETE " + strings.Join(cols, ", ")
 	if len(cols) > 0 {
@@ -355,24 +370,9 @@ func (g *rGen) counterUpdate(t *rTable, o wOpts) string {
 	}
 	rels := g.partitionKey(t, o, 10)
 	if !staticOnly {
-		rels = append(rels, g.writeKeyRelations(t.ck, staticOpChance(set, assigns, 10))...)
+		rels = append(rels, g.keyRelations(t.ck, 10)...)
 	}
 	return fmt.Sprintf("UPDATE %s SET %s%s", t.name, strings.Join(assigns, ", "), where(rels))
-}
-
-// staticOpChance is the IN chance for the clustering key of an UPDATE
-// with these assignments: none when it increments a static counter or
-// assigns, appends or prepends to a static list (each element written
-// gets a new cell per clustering row), whose outcome with an IN on the
-// clustering key differs (random_known.txt, static-op-per-clustering-row)
-// and would show in every later read of the partition.
-func staticOpChance(set []*rColumn, assigns []string, chance int) int {
-	for i, c := range set {
-		if c.role == roleStatic && (c.typ.kind == kCounter || c.typ.kind == kList && !listRemovalOrIndex(c, assigns[i])) {
-			return 0
-		}
-	}
-	return chance
 }
 
 // batch draws a logged or unlogged batch of writes (timestamps on the

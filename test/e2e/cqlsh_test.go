@@ -11,29 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partita-db/partita/internal/cqltest"
 	"github.com/partita-db/partita/test/internal/testserver"
 )
-
-// cqlshPath is cqlsh from PyPI (6.2, with the Python driver 3.30 it
-// needs), which scripts/test.sh installs into a virtual environment;
-// PARTITA_CQLSH names another one.
-func cqlshPath(t *testing.T) string {
-	t.Helper()
-	path := os.Getenv("PARTITA_CQLSH")
-	if path == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		path = filepath.Join(home, ".cache", "partita", "cqlsh-venv", "bin", "cqlsh")
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("cqlsh is missing (%v); install it with\n"+
-			"    python3 -m venv ~/.cache/partita/cqlsh-venv && ~/.cache/partita/cqlsh-venv/bin/pip install cqlsh==6.2.2\n"+
-			"or run scripts/test.sh, which does", err)
-	}
-	return path
-}
 
 // cqlsh runs cqlsh against srv with the given arguments and returns what it
 // printed; a non-zero exit fails the test.
@@ -52,7 +32,7 @@ func runCqlsh(t *testing.T, srv *testserver.Server, args ...string) (string, err
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	full := append([]string{srv.Host, strconv.Itoa(srv.Port)}, args...)
-	cmd := exec.CommandContext(ctx, cqlshPath(t), full...)
+	cmd := exec.CommandContext(ctx, cqltest.CqlshPath(t), full...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "HOME="+cmd.Dir, "PYTHONDONTWRITEBYTECODE=1")
 	out, err := cmd.CombinedOutput()

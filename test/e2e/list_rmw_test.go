@@ -17,8 +17,8 @@ type listOpKind uint8
 const (
 	listRead   listOpKind = iota
 	listSet0              // UPDATE t SET l[0] = v
-	listRemove            // UPDATE t SET l = l - [v]
-	listRefill            // UPDATE t SET l = [v] IF l = null
+	listRemove            // UPDATE t SET l = l - ? (bound to [v])
+	listRefill            // UPDATE t SET l = ? IF l = null (bound to [v])
 )
 
 type listInput struct {
@@ -165,9 +165,9 @@ func runListOp(s *gocql.Session, in listInput) (listOutput, error) {
 		return out, err
 	case listRemove:
 		out.ok = true
-		return out, s.Query("UPDATE t SET l = l - [?] WHERE k = 0", in.v).Exec()
+		return out, s.Query("UPDATE t SET l = l - ? WHERE k = 0", []int{in.v}).Exec()
 	}
-	applied, err := s.Query("UPDATE t SET l = [?] WHERE k = 0 IF l = null", in.v).MapScanCAS(map[string]any{})
+	applied, err := s.Query("UPDATE t SET l = ? WHERE k = 0 IF l = null", []int{in.v}).MapScanCAS(map[string]any{})
 	out.ok = applied
 	return out, err
 }

@@ -164,10 +164,25 @@ func (s *CreateTable) Format(buf *strings.Builder) {
 		k.Format(buf)
 	}
 	buf.WriteByte(')')
+	formatTableWith(buf, s.ClusteringOrder, s.CompactStorage, s.Options)
+}
+
+// AlterTableAction is what an ALTER TABLE does: *AlterColumnType,
+// *AlterColumnMask, *AddColumns, *DropColumns, *RenameColumns,
+// *DropCompactStorage or *AlterTableOptions.
+type AlterTableAction interface {
+	Node
+	alterTableAction()
+}
+
+// formatTableWith writes the WITH clause of CREATE TABLE and CREATE
+// MATERIALIZED VIEW: CLUSTERING ORDER BY, COMPACT STORAGE and properties,
+// joined by AND; nothing when all are absent.
+func formatTableWith(buf *strings.Builder, order []OrderItem, compact bool, options Properties) {
 	sep := " WITH "
-	if len(s.ClusteringOrder) > 0 {
+	if len(order) > 0 {
 		buf.WriteString(sep + "CLUSTERING ORDER BY (")
-		for i, o := range s.ClusteringOrder {
+		for i, o := range order {
 			if i > 0 {
 				buf.WriteString(", ")
 			}
@@ -181,22 +196,14 @@ func (s *CreateTable) Format(buf *strings.Builder) {
 		buf.WriteByte(')')
 		sep = " AND "
 	}
-	if s.CompactStorage {
+	if compact {
 		buf.WriteString(sep + "COMPACT STORAGE")
 		sep = " AND "
 	}
-	if len(s.Options) > 0 {
+	if len(options) > 0 {
 		buf.WriteString(sep)
-		s.Options.Format(buf)
+		options.Format(buf)
 	}
-}
-
-// AlterTableAction is what an ALTER TABLE does: *AlterColumnType,
-// *AlterColumnMask, *AddColumns, *DropColumns, *RenameColumns,
-// *DropCompactStorage or *AlterTableOptions.
-type AlterTableAction interface {
-	Node
-	alterTableAction()
 }
 
 // AlterColumnType is ALTER c TYPE t (rejected by Cassandra 4.0+ at

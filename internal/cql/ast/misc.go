@@ -78,9 +78,8 @@ type Describe struct {
 }
 
 // Unsupported is a statement of the CQL grammar that Partita does not
-// implement (roles, permissions, functions, aggregates, materialized views,
-// triggers, ...). Keyword names it, e.g. "CREATE FUNCTION"; Text is the
-// statement as written.
+// implement (roles, permissions, CREATE FUNCTION, triggers, ...). Keyword
+// names it, e.g. "CREATE FUNCTION"; Text is the statement as written.
 type Unsupported struct {
 	Pos
 	Keyword string

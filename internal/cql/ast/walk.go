@@ -195,6 +195,15 @@ func children(n Node) []Node {
 			out = append([]Node{v.Using}, out...)
 		}
 		return out
+	case *CreateView:
+		var out []Node
+		for _, sel := range v.Selectors {
+			out = append(out, sel)
+		}
+		out = append(out, relations(v.Where)...)
+		return append(out, properties(v.Options)...)
+	case *AlterView:
+		return properties(v.Options)
 	case Property:
 		return exprs(v.Value)
 	}

@@ -17,11 +17,15 @@ func (p *parser) parseCreate() ast.Statement {
 	case isKw(next, kwFunction), isKw(next, kwOr) && isKw(p.peek(3), kwFunction):
 		return p.parseUnsupported("CREATE FUNCTION")
 	case isKw(next, kwAggregate), isKw(next, kwOr) && isKw(p.peek(3), kwAggregate):
-		return p.parseUnsupported("CREATE AGGREGATE")
+		return p.parseCreateAggregate()
 	case isKw(next, kwMaterialized) && isKw(after, kwView):
-		return p.parseUnsupported("CREATE MATERIALIZED VIEW")
-	case isKw(next, kwTrigger), isKw(next, kwUser), isKw(next, kwRole):
-		return p.parseUnsupported("CREATE " + upper(keywords[next.kw].name))
+		return p.parseCreateView()
+	case isKw(next, kwRole):
+		return p.parseCreateRole()
+	case isKw(next, kwUser):
+		return p.parseCreateUser()
+	case isKw(next, kwTrigger):
+		return p.parseUnsupported("CREATE TRIGGER")
 	}
 	p.next()
 	p.noViable()
@@ -57,9 +61,14 @@ func (p *parser) parseDrop() ast.Statement {
 		s.Name = p.parseUserTypeName()
 		return s
 	case isKw(next, kwMaterialized) && isKw(p.peek(2), kwView):
-		return p.parseUnsupported("DROP MATERIALIZED VIEW")
-	case isKw(next, kwFunction), isKw(next, kwAggregate), isKw(next, kwTrigger),
-		isKw(next, kwUser), isKw(next, kwRole), isKw(next, kwIdentity):
+		return p.parseDropView()
+	case isKw(next, kwFunction), isKw(next, kwAggregate):
+		return p.parseDropFunction()
+	case isKw(next, kwRole):
+		return p.parseDropRole(false)
+	case isKw(next, kwUser):
+		return p.parseDropRole(true)
+	case isKw(next, kwTrigger), isKw(next, kwIdentity):
 		return p.parseUnsupported("DROP " + upper(keywords[next.kw].name))
 	}
 	p.next()
@@ -78,9 +87,11 @@ func (p *parser) parseAlter() ast.Statement {
 	case isKw(next, kwType):
 		return p.parseAlterType()
 	case isKw(next, kwMaterialized) && isKw(p.peek(2), kwView):
-		return p.parseUnsupported("ALTER MATERIALIZED VIEW")
-	case isKw(next, kwUser), isKw(next, kwRole):
-		return p.parseUnsupported("ALTER " + upper(keywords[next.kw].name))
+		return p.parseAlterView()
+	case isKw(next, kwRole):
+		return p.parseAlterRole()
+	case isKw(next, kwUser):
+		return p.parseAlterUser()
 	}
 	p.next()
 	p.noViable()

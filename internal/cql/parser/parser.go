@@ -260,8 +260,18 @@ func (p *parser) parseStatement() ast.Statement {
 		return p.parseAlter()
 	case kwDescribe, kwDesc:
 		return p.parseDescribe()
-	case kwGrant, kwRevoke, kwList:
-		return p.parseUnsupported(upper(keywords[t.kw].name))
+	case kwGrant:
+		if p.isRoleGrant() {
+			return p.parseGrantRole()
+		}
+		return p.parseGrantPermissions(false)
+	case kwRevoke:
+		if p.isRoleGrant() {
+			return p.parseRevokeRole()
+		}
+		return p.parseGrantPermissions(true)
+	case kwList:
+		return p.parseList()
 	case kwAdd:
 		if p.peekKw(1, kwIdentity) {
 			return p.parseUnsupported("ADD IDENTITY")

@@ -96,6 +96,7 @@ func TestScriptRejectsBadOptions(t *testing.T) {
 		{[]string{"--commitlog-sync", "group"}, "--commitlog-sync is batch or periodic"},
 		{[]string{"--foreground", "--wait", "10"}, "--wait is for background nodes"},
 		{[]string{"--no-such-option", "x"}, "unknown option --no-such-option"},
+		{[]string{"--yaml", "authenticator"}, "--yaml wants KEY=VALUE"},
 	} {
 		dir := t.TempDir()
 		// Should the script accept the option after all, the node it

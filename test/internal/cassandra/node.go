@@ -44,6 +44,8 @@ type Options struct {
 	// StartTimeout bounds the wait for the first answer (default 5 min: on
 	// 2 cores shared with other suites a node took up to 116 s).
 	StartTimeout time.Duration
+	// Yaml holds top-level cassandra.yaml options, KEY=VALUE each.
+	Yaml []string
 	// Logf receives progress lines (the start time); nil discards them.
 	Logf func(format string, args ...any)
 
@@ -196,6 +198,9 @@ func prepare(opts Options) (*Node, []string, error) {
 		if o.value != "" {
 			args = append(args, o.flag, o.value)
 		}
+	}
+	for _, kv := range opts.Yaml {
+		args = append(args, "--yaml", kv)
 	}
 	return n, args, nil
 }

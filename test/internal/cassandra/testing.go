@@ -117,6 +117,12 @@ func Main(m *testing.M) int {
 	return code
 }
 
+// SharedYaml is the cassandra.yaml options of the shared node beyond the
+// script's: materialized views on (Cassandra 5.0 has them off by default),
+// so the replay confirms the view cases; a datadriven file that needs the
+// default refusal declares it with a config directive and is skipped.
+var SharedYaml = []string{"materialized_views_enabled=true"}
+
 // Shared returns the node that every test of this binary shares, starting
 // it on first use (tests must then keep to keyspaces of their own). The
 // binary's TestMain must call Main, which stops the node. If the node
@@ -131,7 +137,7 @@ func Shared(t testing.TB) *Node {
 	shared.Lock()
 	defer shared.Unlock()
 	if shared.node == nil && shared.err == nil {
-		shared.node, shared.err = Launch(Options{Logf: testLogf(t)})
+		shared.node, shared.err = Launch(Options{Yaml: SharedYaml, Logf: testLogf(t)})
 	}
 	if shared.err != nil {
 		t.Fatalf("start the shared Cassandra node: %v", shared.err)

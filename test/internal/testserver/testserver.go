@@ -26,6 +26,15 @@ type Options struct {
 	DataDir string
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
+	// PasswordAuthentication is authenticator: PasswordAuthenticator;
+	// SuperuserPassword the default superuser's first password ("" for
+	// cassandra).
+	PasswordAuthentication bool
+	SuperuserPassword      string
+	// Authorization is authorizer: CassandraAuthorizer.
+	Authorization bool
+	// MaterializedViews is materialized_views_enabled: true.
+	MaterializedViews bool
 }
 
 // Server is a running in-process node.
@@ -71,6 +80,14 @@ func Start(opts Options) (_ *Server, err error) {
 	cfg.RPCAddress = addr.IP
 	cfg.ListenAddress = addr.IP
 	cfg.NativePort = addr.Port
+	cfg.Auth.PasswordAuthentication = opts.PasswordAuthentication
+	cfg.Auth.SuperuserPassword = opts.SuperuserPassword
+	cfg.Auth.Authorization = opts.Authorization
+	cfg.MaterializedViewsEnabled = opts.MaterializedViews
+	cfg.Auth.Logger = opts.Logger
+	if cfg.Auth.Logger == nil {
+		cfg.Auth.Logger = slog.New(slog.DiscardHandler)
+	}
 	if s.eng, err = engine.Open(context.Background(), s.store, cfg); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("open engine: %w", err)

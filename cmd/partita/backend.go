@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gocql/gocql"
+	"github.com/spf13/cobra"
+
+	"github.com/partita-db/partita/internal/backend"
+	"github.com/partita-db/partita/internal/clusterstore"
+	"github.com/partita-db/partita/internal/config"
+	"github.com/partita-db/partita/internal/storage"
+)
+
+// backendPasswordEnv names the environment variable holding the password
+// a gateway logs in to its Cassandra cluster with (kept out of ps).
+const backendPasswordEnv = "PARTITA_BACKEND_PASSWORD"
+
+// backendFlags are the flags choosing where a node keeps its data.
+type backendFlags struct {
+	backend       string
+	contactPoints string
+	keyspace      string
+	consistency   string
+	username      string
+}
+
+func (f *backendFlags) register(cmd *cobra.Command, def config.Config) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.backend, "backend", def.Backend, "where data lives: pebble (the embedded store in --data-dir) or cassandra (a gateway over a Cassandra cluster)")
+	fl.StringVar(&f.contactPoints, "contact-points", "", "with --backend cassandra: the cluster's host:port contact points, comma-separated")
+	fl.StringVar(&f.keyspace, "backend-keyspace", def.BackendKeyspace, "with --backend cassandra: the cluster keyspace holding Partita's tables")
+	fl.StringVar(&f.consistency, "backend-consistency", def.BackendConsistency, "with --backend cassandra: the consistency of the gateway's reads and writes")
+	fl.StringVar(&f.username, "backend-username", "", "with --backend cassandra: the login, if the cluster asks for one (password in $"+backendPasswordEnv+")")
+}
+
+// apply sets the flags given on the command line over cfg.
+func (f *backendFlags) apply(cmd *cobra.Command, cfg *config.Config) {
+	fl := cmd.Flags()
+	if fl.Changed("backend") {
+		cfg.Backend = f.backend
+	}
+	if fl.Changed("contact-points") {
+		cfg.BackendContactPoints = nil
+		for _, hp := range strings.Split(f.contactPoints, ",") {
+			if hp = strings.TrimSpace(hp); hp != "" {
+				cfg.BackendContactPoints = append(cfg.BackendContactPoints, hp)
+			}
+		}
+	}
+	if fl.Changed("backend-keyspace") {
+		cfg.BackendKeyspace = f.keyspace
+	}
+	if fl.Changed("backend-consistency") {
+		cfg.BackendConsistency = f.consistency
+	}
+	if fl.Changed("backend-username") {
+		cfg.BackendUsername = f.username
+	}
+}
+
+// openBackend opens the store cfg names. pebble is non-nil for the
+// embedded store (its statistics are exported).
+func openBackend(ctx context.Context, cfg config.Config) (b backend.Backend, pebble *storage.Store, err error) {
+	if cfg.Backend != config.BackendCassandra {
+		st, err := storage.Open(storage.Options{Dir: cfg.DataDir})
+		return st, st, err
+	}
+	hosts := make([]string, 0, len(cfg.BackendContactPoints))
+	port := 0
+	for _, hp := range cfg.BackendContactPoints {
+		host, p, err := net.SplitHostPort(hp)
+		if err != nil {
+			return nil, nil, fmt.Errorf("backend_contact_points: %w", err)
+		}
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("backend_contact_points: %q: bad port", hp)
+		}
+		if port != 0 && n != port {
+			// The driver dials every host it discovers on one port.
+			return nil, nil, fmt.Errorf("backend_contact_points: every contact point must use the same port (%d and %d)", port, n)
+		}
+		port = n
+		hosts = append(hosts, host)
+	}
+	cluster := gocql.NewCluster(hosts...)
+	cluster.Port = port
+	if cfg.BackendUsername != "" {
+		cluster.Authenticator = gocql.PasswordAuthenticator{Username: cfg.BackendUsername, Password: os.Getenv(backendPasswordEnv)}
+	}
+	consistency, err := gocql.ParseConsistencyWrapper(strings.ToUpper(cfg.BackendConsistency))
+	if err != nil {
+		return nil, nil, fmt.Errorf("backend_consistency: %w", err)
+	}
+	st, err := clusterstore.Open(ctx, clusterstore.Options{Cluster: cluster, Keyspace: cfg.BackendKeyspace, Consistency: consistency})
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, nil, nil
+}
