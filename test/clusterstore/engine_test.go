@@ -22,25 +22,25 @@ import (
 // key whose encoding passes 64 KiB does not fit one backing clustering
 // column, docs/design/gateway.md) and, to keep this test near two minutes,
 // the files that exercise the planner and catalog more than storage (they
-// pass too: PARTITA_CLUSTERSTORE_FILES runs them). Files run one at a
-// time: TTL answers (ttl(v) = 1000) need each statement to follow the
-// previous within the second, as they do for a single node.
+// pass too: PARTITA_CLUSTERSTORE_FILES runs them), and the files that read
+// TTL() right after writing it (ttl, liveness, writetime_collections):
+// their answers (ttl(v) = 1000) hold only when the write and the read fall
+// within one second, which several cluster round trips on a loaded machine
+// do not always give (seen in CI: 999). TestTTLAndStaticAndCollections
+// covers TTLs here, and batch reads one straight after its write.
 var engineFiles = []string{
 	"basics",
 	"deletes",
 	"static",
-	"ttl",
 	"timestamps",
 	"collections",
 	"counters",
 	"lwt",
 	"paging",
 	"splitting",
-	"liveness",
 	"ordering",
 	"batch",
 	"udt",
-	"writetime_collections",
 	"restrictions",
 }
 
