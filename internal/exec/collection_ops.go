@@ -2,6 +2,7 @@ package exec
 
 import (
 	"github.com/partita-db/partita/internal/backend"
+	"github.com/partita-db/partita/internal/catalog"
 	"github.com/partita-db/partita/internal/cqlerr"
 	"github.com/partita-db/partita/internal/plan"
 	"github.com/partita-db/partita/internal/types"
@@ -99,7 +100,7 @@ func (w *writeContext) listIndexOperation(row *backend.Row, op plan.Operation, k
 	if err != nil {
 		return err
 	}
-	cells := findCells(w.cur.rowOf(op.Column), op.Column.ID)
+	cells := w.listSoFar(row, op.Column)
 	if len(cells) == 0 {
 		if op.Kind == plan.OpDeleteElement {
 			return cqlerr.Invalidf("Attempted to delete an element from a list which is null")
@@ -116,6 +117,35 @@ func (w *writeContext) listIndexOperation(row *backend.Row, op plan.Operation, k
 	}
 	row.Cells = append(row.Cells, attrs.cell(op.Column.ID, path, v, w.now))
 	return nil
+}
+
+// listSoFar is the list as the statement's earlier operations left it: the
+// current cells merged with the cells and deletions already in row. An
+// operation that reads the list sees those of its own statement
+// (UpdateParameters.getPrefetchedRow merges the pending updates), so
+// l = l + [9], l = l - [9] leaves no 9.
+func (w *writeContext) listSoFar(row *backend.Row, col *catalog.Column) []backend.Cell {
+	current := findCells(w.cur.rowOf(col), col.ID)
+	pending := backend.NewRow(nil)
+	for _, c := range row.Cells[w.pendingCells:] {
+		if c.Column == col.ID {
+			pending.Cells = append(pending.Cells, c)
+		}
+	}
+	for _, d := range row.ComplexDeletions[w.pendingDeletions:] {
+		if d.Column == col.ID {
+			pending.ComplexDeletions = append(pending.ComplexDeletions, d)
+		}
+	}
+	if len(pending.Cells) == 0 && len(pending.ComplexDeletions) == 0 {
+		return current
+	}
+	sortCells(&pending)
+	merged := backend.NewRow(nil)
+	merged.Cells = append([]backend.Cell(nil), current...)
+	backend.MergeInto(&merged, &pending, nil)
+	merged.LiveCells(w.now)
+	return merged.Cells
 }
 
 // counterUpdate adds delta (sign applied) to the counter's current value,
@@ -177,7 +207,7 @@ func (w *writeContext) removeElements(row *backend.Row, op plan.Operation, v []b
 	if err != nil {
 		return err
 	}
-	for _, cell := range findCells(w.cur.rowOf(col), col.ID) {
+	for _, cell := range w.listSoFar(row, col) {
 		for _, r := range remove {
 			if equalValues(col.Type.Elems[0], cell.Value, r) {
 				row.Cells = append(row.Cells, attrs.tombstone(col.ID, cell.Path, w.now))

@@ -158,15 +158,27 @@ func (e *evaluator) clusteringTuples(r *plan.Restriction) ([][][]byte, error) {
 			return nil, cqlerr.Invalidf("Expected %d elements in value tuple, but got %d", len(r.Columns), len(parts))
 		}
 		for i, p := range parts {
+			if p == nil && r.Kind == plan.RestrictIN {
+				// An IN tuple names all its columns (MultiColumnRestriction IN).
+				return nil, cqlerr.Invalidf("Invalid null value in condition for columns: [%s]", columnNameList(r.Columns))
+			}
 			if p == nil {
-				// An equality's tuple element (MultiColumnRestriction EQ and
-				// IN); a slice bound's says "in condition".
+				// An equality's tuple element; a slice bound's says "in
+				// condition".
 				return nil, cqlerr.Invalidf("Invalid null value for column %s", r.Columns[i].Name)
 			}
 		}
 		out = append(out, parts)
 	}
 	return out, nil
+}
+
+func columnNameList(cols []*catalog.Column) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 func columnTypes(cols []*catalog.Column) []*types.Type {

@@ -25,6 +25,11 @@ type writeContext struct {
 	// operations); cur is the row the operation being applied works on.
 	current *currentState
 	cur     *rowView
+	// pendingCells and pendingDeletions are where the cells and complex
+	// deletions of the row being built for cur begin in its row: a static
+	// row gathers the writes of every clustering row of the statement, but
+	// an operation sees only those of its own (UpdateParameters.newRow).
+	pendingCells, pendingDeletions int
 }
 
 // attributes are one statement's timestamp and TTL.
@@ -318,6 +323,7 @@ func (w *writeContext) fill(mut *backend.Mutation, m *plan.Modify, attrs attribu
 // the row at clustering ck (nil: the static row).
 func (w *writeContext) applyOperations(row *backend.Row, m *plan.Modify, attrs attributes, pk partitionKey, ck []byte, static bool) error {
 	w.cur = w.current.view(pk, ck)
+	w.pendingCells, w.pendingDeletions = len(row.Cells), len(row.ComplexDeletions)
 	for _, op := range m.Operations {
 		if (op.Column.Kind == catalog.Static) != static {
 			continue

@@ -479,9 +479,21 @@ func (p *planner) planSetAssignment(t *catalog.Table, c *catalog.Column, a ast.A
 				valueRecv.Type = types.SetOf(c.Type.Elems[0])
 			}
 			v, err := p.binder.prepareTerm(a.Value, valueRecv)
+			if err != nil && c.Type.Kind == types.KindMap && cqlerr.Is(err, cqlerr.Invalid) {
+				// Operation.Addition and Substraction word any error of a
+				// map operand as the operand's shape.
+				if kind == OpSubtract {
+					return Operation{}, cqlerr.Invalidf("Value for a map substraction has to be a set, but was: '%s'", a.Value)
+				}
+				return Operation{}, cqlerr.Invalidf("Value for a map addition has to be a map, but was: '%s'", a.Value)
+			}
 			return Operation{Kind: kind, Column: c, Value: v}, err
 		case c.Type.IsCollection():
 			return Operation{}, cqlerr.Invalidf("Invalid operation (%s) for frozen collection column %s", a, c.Name)
+		}
+		if kind == OpAdd && (c.Type.Kind == types.KindTuple || c.Type.Kind == types.KindUDT) {
+			// A user type is a tuple type to Operation.Addition.prepare.
+			return Operation{}, cqlerr.Invalidf("Invalid operation (%s) for tuple column %s", a, c.Name)
 		}
 		return Operation{}, cqlerr.Invalidf("Invalid operation (%s) for non counter column %s", a, c.Name)
 	}

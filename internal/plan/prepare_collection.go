@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"errors"
+
 	"github.com/partita-db/partita/internal/cql/ast"
 	"github.com/partita-db/partita/internal/cqlerr"
 	"github.com/partita-db/partita/internal/types"
@@ -29,6 +31,9 @@ func (b *binder) prepareList(e *ast.ListLiteral, recv receiver) (*Term, error) {
 		// is not the empty set any more.
 		return nil, cqlerr.Invalidf("Unexpected receiver type '%s'; only list and vector are expected", recv.Type)
 	}
+	if err := checkAssignable("list", "value", e.Elems, recv.Type.Elems[0], recv); err != nil {
+		return nil, err
+	}
 	out := &Term{Kind: TermList, Type: recv.Type, Text: e.String()}
 	er := elementReceiver(recv, "value", recv.Type.Elems[0])
 	for _, el := range e.Elems {
@@ -50,6 +55,9 @@ func (b *binder) prepareSet(elems []ast.Expr, e ast.Expr, recv receiver) (*Term,
 		return &Term{Kind: TermMap, Type: recv.Type, Text: e.String()}, nil
 	case recv.Type.Kind != types.KindSet:
 		return nil, cqlerr.Invalidf("Invalid set literal for %s of type %s", recv.Name, recv.Type)
+	}
+	if err := checkAssignable("set", "value", elems, recv.Type.Elems[0], recv); err != nil {
+		return nil, err
 	}
 	out := &Term{Kind: TermSet, Type: recv.Type, Text: e.String()}
 	er := elementReceiver(recv, "value", recv.Type.Elems[0])
@@ -74,6 +82,14 @@ func (b *binder) prepareMap(e *ast.MapLiteral, recv receiver) (*Term, error) {
 		return b.prepareUDTFromMap(e, recv)
 	case recv.Type.Kind != types.KindMap:
 		return nil, cqlerr.Invalidf("Invalid map literal for %s of type %s", recv.Name, recv.Type)
+	}
+	for _, entry := range e.Entries {
+		if err := checkAssignable("map", "key", []ast.Expr{entry.Key}, recv.Type.Elems[0], recv); err != nil {
+			return nil, err
+		}
+		if err := checkAssignable("map", "value", []ast.Expr{entry.Value}, recv.Type.Elems[1], recv); err != nil {
+			return nil, err
+		}
 	}
 	out := &Term{Kind: TermMap, Type: recv.Type, Text: e.String()}
 	kr := elementReceiver(recv, "key", recv.Type.Elems[0])
@@ -130,6 +146,9 @@ func (b *binder) prepareUDT(e *ast.UDTLiteral, recv receiver) (*Term, error) {
 		}
 		fr := receiver{Keyspace: recv.Keyspace, Table: recv.Table, Name: recv.Name + "." + f.Name.Name, Type: t.Elems[i]}
 		v, err := b.prepareTerm(f.Value, fr)
+		if err != nil && !assignable(f.Value, t.Elems[i]) {
+			return nil, cqlerr.Invalidf("Invalid user type literal for %s: field %s is not of type %s", recv.Name, f.Name.Name, fieldTypeText(t.Elems[i]))
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -157,10 +176,72 @@ func (b *binder) prepareTuple(elems []ast.Expr, e ast.Expr, recv receiver) (*Ter
 	for i, el := range elems {
 		cr := receiver{Keyspace: recv.Keyspace, Table: recv.Table, Name: recv.Name + "[" + itoa(i) + "]", Type: t.Elems[i]}
 		v, err := b.prepareTerm(el, cr)
+		if err != nil && !assignable(el, t.Elems[i]) {
+			return nil, cqlerr.Invalidf("Invalid tuple literal for %s: component %d is not of type %s", recv.Name, i, t.Elems[i])
+		}
 		if err != nil {
 			return nil, err
 		}
 		out.Args = append(out.Args, v)
 	}
 	return out, nil
+}
+
+// assignable reports whether el can be assigned to t as Cassandra's tuple
+// and user type literals test each element (testAssignment in
+// Tuples.Literal.validateAssignableTo): a literal of another kind, or a
+// tuple or user type literal that does not fit, makes the whole literal's
+// error name the component or field.
+func assignable(el ast.Expr, t *types.Type) bool {
+	switch el := el.(type) {
+	case *ast.Literal:
+		_, err := types.ParseLiteral(t, literalKinds[el.Kind], el.Text)
+		var na *types.NotAssignableError
+		return !errors.As(err, &na)
+	case *ast.UDTLiteral:
+		if t.Kind != types.KindUDT {
+			return false
+		}
+		for _, f := range el.Fields {
+			if i := t.FieldIndex(f.Name.Name); i >= 0 && !assignable(f.Value, t.Elems[i]) {
+				return false
+			}
+		}
+	case *ast.TupleLiteral:
+		if len(el.Elems) == 1 && t.Kind != types.KindTuple {
+			// One term in parentheses is that term, not a tuple.
+			return assignable(el.Elems[0], t)
+		}
+		if t.Kind != types.KindTuple || len(el.Elems) > len(t.Elems) {
+			return false
+		}
+		for i, e := range el.Elems {
+			if !assignable(e, t.Elems[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// checkAssignable tests a collection literal's elements before any is
+// prepared, as Lists, Sets and Maps.Literal.validateAssignableTo do.
+func checkAssignable(what, part string, elems []ast.Expr, t *types.Type, recv receiver) error {
+	for _, el := range elems {
+		if !assignable(el, t) {
+			return cqlerr.Invalidf("Invalid %s literal for %s: %s %s is not of type %s", what, recv.Name, part, el, t)
+		}
+	}
+	return nil
+}
+
+// fieldTypeText is a user type field's type as Cassandra names it in
+// errors: a collection field is frozen by the type, but written as declared.
+func fieldTypeText(t *types.Type) string {
+	if !t.IsCollection() || !t.Frozen {
+		return t.String()
+	}
+	thawed := *t
+	thawed.Frozen = false
+	return thawed.String()
 }

@@ -223,6 +223,18 @@ func (b *binder) multiColumnRestriction(t *catalog.Table, rel *ast.MultiColumnRe
 	prepareTuple := func(e ast.Expr, recv receiver) (*Term, error) {
 		if tl, ok := e.(*ast.TupleLiteral); ok && len(tl.Elems) != len(cols) {
 			return nil, cqlerr.Invalidf("Expected %d elements in value tuple, but got %d: %s", len(cols), len(tl.Elems), e)
+		} else if ok {
+			// Each element is typed against its own column
+			// (Tuples.Literal.prepare with the columns as receivers).
+			out := &Term{Kind: TermTuple, Type: recv.Type, Text: e.String()}
+			for i, el := range tl.Elems {
+				v, err := b.prepareTerm(el, columnReceiver(t, cols[i]))
+				if err != nil {
+					return nil, err
+				}
+				out.Args = append(out.Args, v)
+			}
+			return out, nil
 		}
 		return b.prepareTerm(e, recv)
 	}
