@@ -14,6 +14,10 @@ import (
 // budget (PARTITA_RANDOM_DIFF_SHRINK).
 const maxShrinkAttempts = 400
 
+// shrinkKeyspaceAttempts is how many attempts share one keyspace of the
+// reference before it is dropped and created again.
+const shrinkKeyspaceAttempts = 25
+
 // shrink returns a shorter session whose last statement (the one that
 // diverged) still diverges, and no statement before it: the reads and the
 // statements both servers refused go first (neither changes anything),
@@ -42,6 +46,12 @@ func (run *randomRun) shrink(stmts []rStmt, outs []rOutcome) []rStmt {
 			return false
 		}
 		attempts++
+		if attempts%shrinkKeyspaceAttempts == 0 {
+			// Each attempt's tables stay on the reference; a fresh keyspace
+			// now and then frees them (hundreds of tables filled a 512 MiB
+			// heap and stopped the node).
+			run.openKeyspace(ks).Close()
+		}
 		cand := withSchema(stmts, append(append([]rStmt(nil), body...), target))
 		outs := run.replayRenamed(ks, cand, names, fmt.Sprintf("_a%d", attempts))
 		return len(outs) == len(cand) && outs[len(outs)-1].differ

@@ -313,6 +313,9 @@ func (run *randomRun) diverged(session int, stmts []rStmt, outs []rOutcome) {
 		return
 	}
 	run.reported[sig] = true
+	// Said before shrinking, so a shrink that does not end still names it.
+	run.t.Logf("seed %d session %d: answers differ at %s\n  Partita:   %s\n  Cassandra: %s\n  shrinking",
+		run.cfg.seed, session, stmts[len(stmts)-1].text, last.ours, last.theirs)
 	small := run.shrink(stmts, outs)
 	final := run.runInFreshKeyspace("ks", small)
 	confirmed := final[len(final)-1].differ

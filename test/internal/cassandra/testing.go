@@ -123,6 +123,11 @@ func Main(m *testing.M) int {
 // default refusal declares it with a config directive and is skipped.
 var SharedYaml = []string{"materialized_views_enabled=true"}
 
+// sharedXmx is the shared node's heap bound: a test binary's tests create
+// hundreds of tables on it (the random sessions' shrinking), which filled
+// the script's default 512 MiB.
+const sharedXmx = "1g"
+
 // Shared returns the node that every test of this binary shares, starting
 // it on first use (tests must then keep to keyspaces of their own). The
 // binary's TestMain must call Main, which stops the node. If the node
@@ -137,7 +142,7 @@ func Shared(t testing.TB) *Node {
 	shared.Lock()
 	defer shared.Unlock()
 	if shared.node == nil && shared.err == nil {
-		shared.node, shared.err = Launch(Options{Yaml: SharedYaml, Logf: testLogf(t)})
+		shared.node, shared.err = Launch(Options{Yaml: SharedYaml, Xmx: sharedXmx, Logf: testLogf(t)})
 	}
 	if shared.err != nil {
 		t.Fatalf("start the shared Cassandra node: %v", shared.err)
