@@ -12,26 +12,27 @@ import (
 // one overload per collection type. The aggregating ones treat the
 // elements as the aggregates of the same names treat rows.
 func registerCollectionFunctions() {
-	registerFactory(&Factory{Name: "map_keys", Params: []Param{anyMapParam()}, build: func(a []*types.Type) *Func {
-		return &Func{Name: "map_keys", Args: a, Return: types.SetOf(types.Frozen(a[0].Elems[0])), Deterministic: true,
-			Impl: func(v [][]byte) ([]byte, error) {
-				keys, _, err := types.DecodeMap(v[0])
-				if err != nil {
-					return nil, err
-				}
-				return types.EncodeCollection(keys), nil
-			}}
-	}})
-	registerFactory(&Factory{Name: "map_values", Params: []Param{anyMapParam()}, build: func(a []*types.Type) *Func {
-		return &Func{Name: "map_values", Args: a, Return: types.ListOf(types.Frozen(a[0].Elems[1])), Deterministic: true,
-			Impl: func(v [][]byte) ([]byte, error) {
-				_, vals, err := types.DecodeMap(v[0])
-				if err != nil {
-					return nil, err
-				}
-				return types.EncodeCollection(vals), nil
-			}}
-	}})
+	// map_keys is a set of the keys, map_values a list of the values.
+	for _, side := range []struct {
+		name  string
+		index int
+		of    func(*types.Type) *types.Type
+	}{{"map_keys", 0, types.SetOf}, {"map_values", 1, types.ListOf}} {
+		side := side
+		registerFactory(&Factory{Name: side.name, Params: []Param{anyMapParam()}, build: func(a []*types.Type) *Func {
+			return &Func{Name: side.name, Args: a, Return: side.of(types.Frozen(a[0].Elems[side.index])), Deterministic: true,
+				Impl: func(v [][]byte) ([]byte, error) {
+					keys, vals, err := types.DecodeMap(v[0])
+					if err != nil {
+						return nil, err
+					}
+					if side.index == 0 {
+						return types.EncodeCollection(keys), nil
+					}
+					return types.EncodeCollection(vals), nil
+				}}
+		}})
+	}
 	registerFactory(&Factory{Name: "collection_count", Params: []Param{anyCollectionParam()}, build: func(a []*types.Type) *Func {
 		return &Func{Name: "collection_count", Args: a, Return: types.Int, Deterministic: true,
 			Impl: func(v [][]byte) ([]byte, error) {
