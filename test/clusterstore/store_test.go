@@ -142,10 +142,12 @@ func TestTTLAndStaticAndCollections(t *testing.T) {
 	st := openStore(t)
 	p := logical("p2").Physical(backend.HomeShard)
 	now := time.Now().Unix()
-	expiring := backend.Cell{Column: 1, Value: []byte("soon"), Timestamp: 10, TTL: 1, LocalDeletionTime: now + 1}
+	// TTL 3 s: the read before expiry must come within it even when the
+	// write lands at the end of a second on a loaded machine (1 s did not).
+	expiring := backend.Cell{Column: 1, Value: []byte("soon"), Timestamp: 10, TTL: 3, LocalDeletionTime: now + 3}
 	r := row("a", 0, expiring, cell(2, "stays", 10))
 	m := mutation(p, r, backend.Row{Clustering: []byte("b"), Deletion: backend.LiveDeletion,
-		Liveness: backend.Liveness{Timestamp: 10, TTL: 1, ExpiresAt: now + 1}})
+		Liveness: backend.Liveness{Timestamp: 10, TTL: 3, ExpiresAt: now + 3}})
 	static := backend.NewRow(nil)
 	static.Cells = []backend.Cell{cell(3, "s", 10)}
 	m.Static = &static
@@ -163,7 +165,7 @@ func TestTTLAndStaticAndCollections(t *testing.T) {
 	over := row("c", 0, backend.Cell{Column: 4, Path: []byte("e3"), Value: []byte{}, Timestamp: 20, LocalDeletionTime: backend.NoDeletionTime})
 	over.ComplexDeletions = []backend.ComplexDeletion{{Column: 4, Deletion: backend.DeletionTime{MarkedForDeleteAt: 19, LocalDeletionTime: now}}}
 	apply(t, st, mutation(p, over))
-	time.Sleep(2100 * time.Millisecond)
+	time.Sleep(4100 * time.Millisecond)
 	expect(t, "after expiry", read(t, st, p, false), "p2/0 static: 3=s@10\np2/0 a: 2=stays@10\np2/0 c: live@10 4[e3]=@20\n")
 }
 
