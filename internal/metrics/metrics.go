@@ -17,6 +17,9 @@ type Metrics struct {
 	ConnectionsOpen prometheus.Gauge
 	// Connections counts the connections ever accepted.
 	Connections prometheus.Counter
+	// ConnectionsRefused counts the connections closed unserved because
+	// they were over a connection limit, by limit ("total", "per_ip").
+	ConnectionsRefused *prometheus.CounterVec
 	// Requests counts requests by opcode name ("QUERY", "EXECUTE", ...).
 	Requests *prometheus.CounterVec
 	// RequestDuration observes the seconds from a request's last byte read
@@ -36,6 +39,7 @@ const (
 	LabelOpcode = "opcode"
 	LabelCode   = "code"
 	LabelName   = "name"
+	LabelLimit  = "limit"
 )
 
 // New returns metrics on a fresh registry that also carries the Go
@@ -56,6 +60,10 @@ func New() *Metrics {
 			Name: "partita_cql_connections_total",
 			Help: "Client connections accepted.",
 		}),
+		ConnectionsRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "partita_cql_connections_refused_total",
+			Help: "Client connections closed unserved because they were over a connection limit, by limit.",
+		}, []string{LabelLimit}),
 		Requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "partita_cql_requests_total",
 			Help: "Requests received, by opcode.",
@@ -83,7 +91,7 @@ func New() *Metrics {
 			Help: "Requests being executed.",
 		}),
 	}
-	reg.MustRegister(m.ConnectionsOpen, m.Connections, m.Requests, m.RequestDuration,
+	reg.MustRegister(m.ConnectionsOpen, m.Connections, m.ConnectionsRefused, m.Requests, m.RequestDuration,
 		m.Errors, m.BytesReceived, m.BytesSent, m.InFlight)
 	return m
 }

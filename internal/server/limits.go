@@ -38,26 +38,34 @@ func newConnLimits(limit, perIPLimit int) *connLimits {
 	return l
 }
 
+// The limits a connection can be refused by, as the refusal metric's
+// label values.
+const (
+	limitTotal = "total"
+	limitPerIP = "per_ip"
+)
+
 // acquire counts a new connection from ip, or refuses it. It returns
-// refused false when the connection is counted and must be released when
-// it closes; else the connection must be closed unserved, and log, when
-// not empty, is the error to log (Cassandra's words).
-func (l *connLimits) acquire(ip netip.Addr) (refused bool, log string) {
+// refusedBy "" when the connection is counted and must be released when
+// it closes; else refusedBy names the limit (limitTotal, limitPerIP), the
+// connection must be closed unserved, and log, when not empty, is the
+// error to log (Cassandra's words).
+func (l *connLimits) acquire(ip netip.Addr) (refusedBy, log string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.limit > 0 && l.mu.total+1 > l.limit {
-		return true, l.refusalLogLocked(0, "Exceeded maximum native connection limit of %d by using %d connections "+
+		return limitTotal, l.refusalLogLocked(0, "Exceeded maximum native connection limit of %d by using %d connections "+
 			"(see native_transport_max_concurrent_connections in cassandra.yaml)", l.limit, l.mu.total+1)
 	}
 	if l.perIPLimit > 0 && ip.IsValid() && l.mu.perIP[ip]+1 > l.perIPLimit {
-		return true, l.refusalLogLocked(1, "Exceeded maximum native connection limit per ip of %d by using %d connections "+
+		return limitPerIP, l.refusalLogLocked(1, "Exceeded maximum native connection limit per ip of %d by using %d connections "+
 			"(see native_transport_max_concurrent_connections_per_ip)", l.perIPLimit, l.mu.perIP[ip]+1)
 	}
 	l.mu.total++
 	if ip.IsValid() {
 		l.mu.perIP[ip]++
 	}
-	return false, ""
+	return "", ""
 }
 
 // refusalLogLocked returns the message to log for a refusal by limit
@@ -94,13 +102,14 @@ func (l *connLimits) connections(ip netip.Addr) (total, fromIP int) {
 	return l.mu.total, l.mu.perIP[ip]
 }
 
-// admitConn counts nc against the connection limits, or closes it and
-// returns false when it is over one.
+// admitConn counts nc against the connection limits, or closes it,
+// counts the refusal and returns false when it is over one.
 func (s *Server) admitConn(nc net.Conn) bool {
-	refused, msg := s.limits.acquire(remoteIP(nc))
-	if !refused {
+	refusedBy, msg := s.limits.acquire(remoteIP(nc))
+	if refusedBy == "" {
 		return true
 	}
+	s.metrics.connRefused(refusedBy)
 	if msg != "" {
 		s.log.Error(msg, "remote", nc.RemoteAddr().String())
 	}

@@ -24,6 +24,9 @@ func TestConnectionLimit(t *testing.T) {
 	if logs := ts.logs.String(); !strings.Contains(logs, `level=ERROR msg="Exceeded maximum native connection limit of 2 by using 3 connections (see native_transport_max_concurrent_connections in cassandra.yaml)" remote=127.0.0.1:`) {
 		t.Fatalf("refusal not logged:\n%s", logs)
 	}
+	if n := ts.metric(t, "partita_cql_connections_refused_total", "limit", "total"); n != 1 {
+		t.Fatalf("partita_cql_connections_refused_total{limit=total} = %v, want 1", n)
+	}
 	second.send(3, query("rows"))
 	second.expect(3, protocol.OpResult)
 
@@ -49,6 +52,12 @@ func TestConnectionLimitPerIP(t *testing.T) {
 	if logs := ts.logs.String(); !strings.Contains(logs, `level=ERROR msg="Exceeded maximum native connection limit per ip of 1 by using 2 connections (see native_transport_max_concurrent_connections_per_ip)" remote=127.0.0.1:`) {
 		t.Fatalf("refusal not logged:\n%s", logs)
 	}
+	if n := ts.metric(t, "partita_cql_connections_refused_total", "limit", "per_ip"); n != 1 {
+		t.Fatalf("partita_cql_connections_refused_total{limit=per_ip} = %v, want 1", n)
+	}
+	if n := ts.metric(t, "partita_cql_connections_refused_total", "limit", "total"); n != 0 {
+		t.Fatalf("partita_cql_connections_refused_total{limit=total} = %v, want 0", n)
+	}
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}, Timeout: 5 * time.Second}
 	nc, err := d.Dial("tcp", ts.addr)
 	if err != nil {
@@ -70,20 +79,20 @@ func TestConnLimitsRelease(t *testing.T) {
 	l := newConnLimits(0, 2)
 	ip := netip.MustParseAddr("10.0.0.1")
 	for i := 0; i < 2; i++ {
-		if refused, _ := l.acquire(ip); refused {
-			t.Fatalf("connection %d refused", i+1)
+		if by, _ := l.acquire(ip); by != "" {
+			t.Fatalf("connection %d refused by %s", i+1, by)
 		}
 	}
-	if refused, msg := l.acquire(ip); !refused || msg == "" {
-		t.Fatalf("third connection from one address: refused %v, log %q; want refused and logged", refused, msg)
+	if by, msg := l.acquire(ip); by != limitPerIP || msg == "" {
+		t.Fatalf("third connection from one address: refused by %q, log %q; want %q and logged", by, msg, limitPerIP)
 	}
 	// Logged once a minute, as Cassandra's NoSpamLogger does.
-	if refused, msg := l.acquire(ip); !refused || msg != "" {
-		t.Fatalf("fourth connection: refused %v, log %q; want refused, not logged again", refused, msg)
+	if by, msg := l.acquire(ip); by != limitPerIP || msg != "" {
+		t.Fatalf("fourth connection: refused by %q, log %q; want %q, not logged again", by, msg, limitPerIP)
 	}
 	l.release(ip)
-	if refused, _ := l.acquire(ip); refused {
-		t.Fatal("refused after a release")
+	if by, _ := l.acquire(ip); by != "" {
+		t.Fatalf("refused by %s after a release", by)
 	}
 	l.release(ip)
 	l.release(ip)

@@ -55,6 +55,12 @@ func (s *serverMetrics) connOpened() {
 
 func (s *serverMetrics) connClosed() { s.m.ConnectionsOpen.Dec() }
 
+// connRefused counts a connection refused by limit (limitTotal,
+// limitPerIP: a fixed set, so clients cannot invent label values).
+func (s *serverMetrics) connRefused(limit string) {
+	s.m.ConnectionsRefused.WithLabelValues(limit).Inc()
+}
+
 // request counts an answered request and observes its latency.
 func (s *serverMetrics) request(op protocol.Opcode, start time.Time) {
 	om := s.byOpcode[op]
