@@ -8,7 +8,7 @@
 # Environment: COUNT (default 6) runs of each benchmark, BENCHTIME (default
 # 1s), BENCH (default .) a -bench pattern, PKGS the packages (default every
 # package under internal/ except the bench harness, whose end-to-end
-# workloads run with `go run ./cmd/partita bench`).
+# workloads run with `go run ./cmd/partita-bench`).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [[ -x /usr/local/go/bin/go ]] && ! command -v go >/dev/null; then

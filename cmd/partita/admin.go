@@ -17,6 +17,10 @@ const adminTokenEnv = "PARTITA_ADMIN_TOKEN"
 //
 //	GET  /admin/splits                         every split partition (JSON)
 //	POST /admin/split?op=split|revert|merge&keyspace=K&table=T&key=KEY[&strategy=S]
+//	/admin/snapshot, /admin/snapshots           backups (snapshot.go)
+//	GET  /admin/advise[?keyspace=K]             the modeling advisor (advise.go)
+//	GET  /admin/tablestats, /admin/toppartitions table statistics (tablestats.go)
+//	GET  /admin/partitions, /admin/split_history, /admin/statements, /console  the web console (console.go)
 //
 // KEY is the partition key as CQL literals, e.g. 'asset_1', '2026-01-20'.
 // Every /admin request passes adminAllowed first.
@@ -45,6 +49,10 @@ func (n *node) adminRoutes(mux *http.ServeMux) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]string{"status": "started"})
 	}))
+	n.snapshotRoutes(mux)
+	n.adviseRoutes(mux)
+	n.tableStatsRoutes(mux)
+	n.consoleRoutes(mux)
 }
 
 // adminGuard runs h only for requests adminAllowed lets through.

@@ -28,6 +28,7 @@ type backendFlags struct {
 	keyspace      string
 	consistency   string
 	username      string
+	single        bool
 }
 
 func (f *backendFlags) register(cmd *cobra.Command, def config.Config) {
@@ -36,6 +37,7 @@ func (f *backendFlags) register(cmd *cobra.Command, def config.Config) {
 	fl.StringVar(&f.contactPoints, "contact-points", "", "with --backend cassandra: the cluster's host:port contact points, comma-separated")
 	fl.StringVar(&f.keyspace, "backend-keyspace", def.BackendKeyspace, "with --backend cassandra: the cluster keyspace holding Partita's tables")
 	fl.StringVar(&f.consistency, "backend-consistency", def.BackendConsistency, "with --backend cassandra: the consistency of the gateway's reads and writes")
+	fl.BoolVar(&f.single, "backend-single-gateway", def.BackendSingleGateway, "with --backend cassandra: this is the only gateway over the keyspace (read-modify-writes take no cluster-wide lease; a second gateway would lose updates)")
 	fl.StringVar(&f.username, "backend-username", "", "with --backend cassandra: the login, if the cluster asks for one (password in $"+backendPasswordEnv+")")
 }
 
@@ -62,14 +64,24 @@ func (f *backendFlags) apply(cmd *cobra.Command, cfg *config.Config) {
 	if fl.Changed("backend-username") {
 		cfg.BackendUsername = f.username
 	}
+	if fl.Changed("backend-single-gateway") {
+		cfg.BackendSingleGateway = f.single
+	}
 }
 
 // openBackend opens the store cfg names. pebble is non-nil for the
 // embedded store (its statistics are exported).
 func openBackend(ctx context.Context, cfg config.Config) (b backend.Backend, pebble *storage.Store, err error) {
 	if cfg.Backend != config.BackendCassandra {
-		st, err := storage.Open(storage.Options{Dir: cfg.DataDir})
-		return st, st, err
+		reserve := cfg.MinFreeSpacePerDrive
+		if reserve == 0 {
+			reserve = -1 // min_free_space_per_drive: 0 turns the reserve off
+		}
+		st, err := storage.Open(storage.Options{Dir: cfg.DataDir, MinFreeBytes: reserve})
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, st, nil
 	}
 	hosts := make([]string, 0, len(cfg.BackendContactPoints))
 	port := 0
@@ -98,7 +110,8 @@ func openBackend(ctx context.Context, cfg config.Config) (b backend.Backend, peb
 	if err != nil {
 		return nil, nil, fmt.Errorf("backend_consistency: %w", err)
 	}
-	st, err := clusterstore.Open(ctx, clusterstore.Options{Cluster: cluster, Keyspace: cfg.BackendKeyspace, Consistency: consistency})
+	st, err := clusterstore.Open(ctx, clusterstore.Options{Cluster: cluster, Keyspace: cfg.BackendKeyspace, Consistency: consistency,
+		SingleGateway: cfg.BackendSingleGateway})
 	if err != nil {
 		return nil, nil, err
 	}

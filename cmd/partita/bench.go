@@ -2,98 +2,55 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"os/signal"
-	"strings"
+	"os/exec"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
-
-	"github.com/partita-db/partita/internal/bench"
 )
 
-func newBenchCmd() *cobra.Command {
-	var (
-		o        bench.Options
-		workload string
-		pebble   bool
-	)
-	cmd := &cobra.Command{
-		Use:   "bench",
-		Short: "Benchmark Partita through gocql, side by side with PostgreSQL, Apache Cassandra and raw Pebble",
-		Long: `Runs the seed documents' workloads against Partita through gocql (prepared
-statements, --concurrency requests in flight) and reports throughput and HDR
-latency percentiles. The same requests run against the peers --peer lists:
-a throwaway PostgreSQL cluster (postgres, the default when PostgreSQL 15 is
-installed), a throwaway single-node Apache Cassandra 5.0 started with
-scripts/cassandra.sh (cassandra: commitlog_sync batch, as durable as Partita;
-cassandra-periodic: Cassandra's default periodic commit log, write steps
-only), and, with --pebble-floor, the same rows as raw Pebble batches; every
-figure is also printed as a ratio Partita ÷ peer. The summary goes to stdout,
-progress to stderr, results.json and charts to --out.
+// benchCommand is the benchmark harness's command. It is a binary of its
+// own (cmd/partita-bench) so that this one neither compiles nor links the
+// harness's clients and plotting libraries.
+const benchCommand = "partita-bench"
 
-The exit code is 0 whenever the harness ran, whether or not targets were met;
-it is non-zero when the harness or a workload failed.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			for _, w := range strings.Split(workload, ",") {
-				o.Workloads = append(o.Workloads, strings.TrimSpace(w))
-			}
-			o.PebbleFloor = pebble
-			o.Log = cmd.ErrOrStderr()
-			if isTerminal(cmd.ErrOrStderr()) {
-				o.Progress = cmd.ErrOrStderr() // bars would only clutter a log file
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			rep, err := bench.Run(ctx, o)
-			if rep != nil {
-				if werr := rep.WriteSummary(cmd.OutOrStdout()); werr != nil && err == nil {
-					err = werr
-				}
-				if o.OutDir != "" && err == nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "results and charts in %s\n", o.OutDir)
-				}
-			}
+// benchPackage is where `go run` finds the harness in this module.
+const benchPackage = "github.com/partita-db/partita/cmd/partita-bench"
+
+// newBenchCmd runs the harness with the arguments given: partita-bench
+// beside this executable or on PATH, else `go run` of its package (which
+// works inside a clone of this module).
+func newBenchCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:                "bench [flags]",
+		Short:              "Run the benchmark harness (partita-bench; see partita bench --help)",
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			argv, err := benchArgv(args)
 			if err != nil {
 				return err
 			}
-			if rep.Failed() {
-				return fmt.Errorf("a workload failed; see the summary")
-			}
-			return nil
+			// Exec, not a child: the harness then gets the terminal's
+			// signals and its exit code is this command's.
+			return syscall.Exec(argv[0], argv, os.Environ())
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&workload, "workload", "all", "comma-separated: "+strings.Join(bench.Workloads, ", ")+", or all")
-	fl.BoolVar(&o.Quick, "quick", false, "small sizes: a smoke test of the harness (well under 5 minutes)")
-	fl.StringVar(&o.CQLAddr, "cql-addr", "", "host:port of a running server (default: start one in-process on a free port)")
-	fl.IntVar(&o.Connections, "connections", 2, "driver connections to the server")
-	fl.IntVar(&o.Concurrency, "concurrency", 32, "requests in flight, for every system")
-	fl.DurationVar(&o.Duration, "duration", 0, "how long each read step runs (default 10s, quick 2s)")
-	fl.IntVar(&o.Rows, "rows", 0, "rows each ingest workload writes (default 200000, quick 10000)")
-	fl.IntVar(&o.WideRows, "wide-rows", 0, "rows the wide workload grows its partition to (default 5000000, quick 20000)")
-	fl.IntVar(&o.TombstoneRows, "tombstone-rows", 0, "range-deleted rows in front of the tombstones slice (default 1000000, quick 20000)")
-	fl.IntVar(&o.SplitRows, "split-rows", 0, "rows the split workload writes to its hot partition (default 2000000, quick 50000; at least 10 × --split-max-rows)")
-	fl.IntVar(&o.SplitOtherRows, "split-other-rows", 0, "rows of each of the split workload's 199 other assets (default 40000, quick 50)")
-	fl.IntVar(&o.SplitMaxRows, "split-max-rows", 0, "partita.split.max_rows of the split workload's table once splitting is enabled (default 100000, quick 5000)")
-	fl.StringVar(&o.OutDir, "out", "bench-results", "directory for results.json and the charts (empty: none)")
-	fl.StringVar(&o.Peer, "peer", "", "comma-separated peers: postgres, cassandra, cassandra-periodic; or none (default: postgres when PostgreSQL's initdb and postgres are in --postgres-bin)")
-	fl.StringVar(&o.PostgresBin, "postgres-bin", bench.DefaultPostgresBin, "directory of PostgreSQL's initdb and postgres")
-	fl.StringVar(&o.CassandraScript, "cassandra-script", "", "scripts/cassandra.sh, which installs and starts the Cassandra peers (default: $PARTITA_CASSANDRA_SCRIPT, else the repository's)")
-	fl.StringVar(&o.CassandraHeap, "cassandra-heap", bench.DefaultCassandraHeap, "the Cassandra peers' heap (-Xms and -Xmx)")
-	fl.BoolVar(&pebble, "pebble-floor", false, "also write every ingest step's rows as raw Pebble batches (Sync), the floor")
-	fl.StringVar(&o.CPUProfileDir, "cpuprofile", "", "directory for one CPU profile per Partita step (in-process server and driver)")
-	return cmd
 }
 
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
+// benchArgv is the command line that runs the harness with args.
+func benchArgv(args []string) ([]string, error) {
+	if self, err := os.Executable(); err == nil {
+		beside := filepath.Join(filepath.Dir(self), benchCommand)
+		if st, err := os.Stat(beside); err == nil && !st.IsDir() {
+			return append([]string{beside}, args...), nil
+		}
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	if path, err := exec.LookPath(benchCommand); err == nil {
+		return append([]string{path}, args...), nil
+	}
+	if goTool, err := exec.LookPath("go"); err == nil {
+		return append([]string{goTool, "run", benchPackage}, args...), nil
+	}
+	return nil, fmt.Errorf("%s is neither beside this binary nor on PATH, and there is no go tool to build it: go install %s", benchCommand, benchPackage)
 }

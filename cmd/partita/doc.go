@@ -3,7 +3,9 @@
 // server and the HTTP endpoints for /healthz and /metrics.
 //
 // Each subcommand lives in a file of its own (serve.go, version.go);
-// root.go lists them.
+// root.go lists them. `partita bench` only runs the benchmark harness,
+// cmd/partita-bench (bench.go), so that this binary links none of the
+// harness's clients and charts.
 //
 // partita serve starts, in order: the HTTP listener (so /healthz answers
 // 503 "not serving" while starting), the storage, the CQL listener, the

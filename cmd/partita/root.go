@@ -17,5 +17,7 @@ func newRootCmd() *cobra.Command {
 		newSplitCmd(),
 		newVersionCmd(),
 	)
+	root.AddCommand(newSnapshotCmds()...)
+	root.AddCommand(newAdviseCmd(), newTableStatsCmd(), newTableHistogramsCmd(), newTopPartitionsCmd())
 	return root
 }

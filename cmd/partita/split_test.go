@@ -1,32 +1,19 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"net/http"
 	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/gocql/gocql"
 )
 
 // TestSplitCommand drives `partita split` against a running server: split
 // a partition by hash and wait for it, see it in `split status`, merge it
 // back, and get a clear error for a table that does not exist.
 func TestSplitCommand(t *testing.T) {
-	_, cqlAddr, httpAddr, logs := startServe(t)
-	host, port, _ := strings.Cut(cqlAddr, ":")
-	c := gocql.NewCluster(host)
-	fmt.Sscan(port, &c.Port)
-	c.Timeout = 10 * time.Second
-	s, err := c.CreateSession()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, logs)
-	}
-	defer s.Close()
+	s, httpAddr := serveSession(t)
 	for _, q := range []string{
 		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE ks.events (asset text, ts int, v text, PRIMARY KEY (asset, ts))",
@@ -53,6 +40,9 @@ func TestSplitCommand(t *testing.T) {
 		"partita_storage_block_cache_hits_total ",
 		"partita_storage_memtable_bytes ",
 		"partita_storage_read_amplification ",
+		// The statements run most, with their values as ?.
+		`partita_statement_requests_total{keyspace="",kind="INSERT",statement="INSERT INTO ks.events(asset, ts, v) VALUES (?, ...)"} 3000`,
+		`partita_statement_latency_seconds{keyspace="",kind="INSERT",quantile="0.99",statement="INSERT INTO ks.events(asset, ts, v) VALUES (?, ...)"} `,
 	} {
 		if !strings.Contains(string(metrics), want) {
 			t.Fatalf("/metrics lacks %s:\n%s", want, grepLines(string(metrics), "partita_t"))

@@ -37,6 +37,12 @@ func newStorageCollector(source func() storage.Stats) *storageCollector {
 		m("l0_sublevels", "Sublevels of level 0.", gauge, func(s storage.Stats) float64 { return float64(s.L0Sublevels) }),
 		m("read_amplification", "Sstables a point read may consult (level-0 sublevels plus non-empty levels).", gauge, func(s storage.Stats) float64 { return float64(s.ReadAmplification) }),
 		m("disk_bytes", "Bytes the store occupies on disk (sstables, WAL, manifests).", gauge, func(s storage.Stats) float64 { return float64(s.DiskBytes) }),
+		m("disk_free_bytes", "Free bytes on the data directory's file system at the last reading (every second).", gauge, func(s storage.Stats) float64 { return float64(s.DiskFreeBytes) }),
+		m("disk_reserve_bytes", "The free space kept (min_free_space_per_drive); 0 when off.", gauge, func(s storage.Stats) float64 { return float64(s.DiskReserveBytes) }),
+		m("disk_full", "1 while writes are refused because free space is below the reserve.", gauge, func(s storage.Stats) float64 { return b2f(s.DiskFull) }),
+		m("read_only", "1 when the store opened read-only because the disk had no room to flush its write-ahead log at start (restart once space is freed).", gauge, func(s storage.Stats) float64 { return b2f(s.ReadOnly) }),
+		m("writes_refused_total", "Writes refused for want of free space (WriteFailure).", counter, func(s storage.Stats) float64 { return float64(s.WritesRefused) }),
+		m("no_space_errors_total", "ENOSPC errors met by background flushes and compactions.", counter, func(s storage.Stats) float64 { return float64(s.NoSpaceErrors) }),
 	}}
 }
 
@@ -51,4 +57,11 @@ func (c *storageCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, d := range c.descs {
 		ch <- prometheus.MustNewConstMetric(d.desc, d.kind, d.value(s))
 	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

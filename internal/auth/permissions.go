@@ -56,11 +56,23 @@ func AllTablesResource(ks string) Resource {
 func TableResource(ks, t string) Resource  { return Resource("data/" + ks + "/" + t) }
 func AllFunctions() Resource               { return "functions" }
 func KeyspaceFunctions(ks string) Resource { return Resource("functions/" + ks) }
-func AllRoles() Resource                   { return "roles" }
-func RoleResource(role string) Resource    { return Resource("roles/" + role) }
-func (r Resource) parts() []string         { return strings.SplitN(string(r), "/", 3) }
-func (r Resource) isData() bool            { return r.parts()[0] == "data" }
-func (r Resource) isRole() bool            { return r.parts()[0] == "roles" }
+
+// FunctionResource is one function, ks.name(argument types).
+func FunctionResource(ks, name string, argTypes []string) Resource {
+	return Resource("functions/" + ks + "/" + name + "(" + strings.Join(argTypes, ", ") + ")")
+}
+
+// builtinFunctions reports whether r is a native function or all of
+// them, whose permissions cannot be changed (they need none).
+func (r Resource) builtinFunctions() bool {
+	p := r.parts()
+	return p[0] == "functions" && len(p) >= 2 && p[1] == "system"
+}
+func AllRoles() Resource                { return "roles" }
+func RoleResource(role string) Resource { return Resource("roles/" + role) }
+func (r Resource) parts() []string      { return strings.SplitN(string(r), "/", 3) }
+func (r Resource) isData() bool         { return r.parts()[0] == "data" }
+func (r Resource) isRole() bool         { return r.parts()[0] == "roles" }
 
 // String is the resource as Cassandra prints it: <table ks.t>, ...
 func (r Resource) String() string {
@@ -76,8 +88,10 @@ func (r Resource) String() string {
 		return "<table " + p[1] + "." + p[2] + ">"
 	case p[0] == "functions" && len(p) == 1:
 		return "<all functions>"
-	case p[0] == "functions":
+	case p[0] == "functions" && len(p) == 2:
 		return "<all functions in " + p[1] + ">"
+	case p[0] == "functions":
+		return "<function " + p[1] + "." + p[2] + ">"
 	case p[0] == "roles" && len(p) == 1:
 		return "<all roles>"
 	}
@@ -105,6 +119,8 @@ func (r Resource) Applicable() []Permission {
 		return []Permission{PermAlter, PermDrop, PermSelect, PermModify, PermAuthorize, PermUnmask, PermSelectMasked}
 	case p[0] == "data":
 		return []Permission{PermCreate, PermAlter, PermDrop, PermSelect, PermModify, PermAuthorize, PermUnmask, PermSelectMasked}
+	case p[0] == "functions" && len(p) == 3:
+		return []Permission{PermAlter, PermDrop, PermAuthorize, PermExecute}
 	case p[0] == "functions":
 		return []Permission{PermCreate, PermAlter, PermDrop, PermAuthorize, PermExecute}
 	case len(p) == 1:
@@ -361,6 +377,9 @@ func (m *Manager) changePermissions(ctx context.Context, c Caller, perms []Permi
 	defer m.mu.Unlock()
 	if _, ok := m.roles[role]; !ok {
 		return cqlerr.Invalidf("Role %s doesn't exist", role)
+	}
+	if r.builtinFunctions() {
+		return cqlerr.Invalidf("Altering permissions on builtin functions is not supported")
 	}
 	if !exists {
 		return cqlerr.Invalidf("Resource %s doesn't exist", r)

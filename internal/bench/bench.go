@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -41,9 +42,19 @@ func Run(ctx context.Context, o Options) (rep *Report, err error) {
 	}
 	rep.IngestPeakRSS = ingestPeakRSS(rep, SystemPartita)
 	switch {
-	case env.node == nil:
-		rep.Notes = append(rep.Notes, "the server is external (--cql-addr): restart time and RSS are not measured")
-	case probe != "":
+	case env.node == nil && env.child == nil:
+		rep.Notes = append(rep.Notes, "the server is external (--cql-addr): restart time, CPU, allocations and RSS are not measured")
+	case probe == "":
+	case env.child != nil:
+		fmt.Fprintln(o.Log, "restarting the server process")
+		n, restart, err := restartChildNode(ctx, env.child, probe, o.Connections)
+		env.child = n
+		if err != nil {
+			rep.RestartError = err.Error()
+		} else {
+			rep.Restart = &restart
+		}
+	default:
 		fmt.Fprintln(o.Log, "restarting the in-process server")
 		n, restart, err := restartNode(ctx, env.node, probe, o.Connections)
 		env.node = n
@@ -66,9 +77,12 @@ func Run(ctx context.Context, o Options) (rep *Report, err error) {
 }
 
 func settingsOf(o Options) Settings {
-	server := "in-process"
-	if o.CQLAddr != "" {
+	server := ServerProcess
+	switch {
+	case o.CQLAddr != "":
 		server = o.CQLAddr
+	case o.InProcess:
+		server = ServerInProcess
 	}
 	s := Settings{Workloads: o.Workloads, Quick: o.Quick, Server: server, Connections: o.Connections,
 		Concurrency: o.Concurrency, ReadSeconds: o.Duration.Seconds(), Rows: o.Rows, WideRows: o.WideRows,
@@ -93,9 +107,20 @@ func writeOutputs(rep *Report, dir string) error {
 	return nil
 }
 
+// How Settings.Server names the two servers the harness starts.
+const (
+	ServerProcess   = "process"
+	ServerInProcess = "in-process"
+)
+
 // environment holds the systems under test and what runs them.
 type environment struct {
-	node    *node // nil when the server is external
+	// node is the in-process server, child the server process; both are
+	// nil when the server is external.
+	node  *node
+	child *childNode
+	// dataDir holds the server's data directory (data), its log and the
+	// binary the harness built.
 	dataDir string
 	pg      *pgCluster
 	// systems are in systemOrder; each Cassandra peer is also in
@@ -114,22 +139,20 @@ func openSystems(ctx context.Context, o Options, peerAuto bool, rep *Report) (en
 			err = errors.Join(err, env.close())
 		}
 	}()
-	addr := o.CQLAddr
-	if addr == "" {
-		if env.dataDir, err = os.MkdirTemp("", "partita-bench-data"); err != nil {
-			return env, err
-		}
-		if env.node, err = startNode(ctx, env.dataDir, 0, o.splitTiming); err != nil {
-			return env, fmt.Errorf("start Partita: %w", err)
-		}
-		addr = env.node.addr
+	addr, err := env.startPartita(ctx, o)
+	if err != nil {
+		return env, err
 	}
 	p, err := newCQLSystem(ctx, SystemPartita, addr, o.Connections)
 	if err != nil {
 		return env, err
 	}
-	if env.node != nil {
+	switch {
+	case env.node != nil:
 		p.pid = os.Getpid
+	case env.child != nil:
+		p.pid, p.own = func() int { return env.child.pid() }, true
+		p.httpAddr = func() string { return env.child.httpAddr }
 	}
 	env.systems = append(env.systems, p)
 	if o.hasPeer(PeerPostgres) {
@@ -154,6 +177,38 @@ func openSystems(ctx context.Context, o Options, peerAuto bool, rep *Report) (en
 	return env, nil
 }
 
+// startPartita starts the server o asks for, unless it is external, and
+// returns its CQL address.
+func (env *environment) startPartita(ctx context.Context, o Options) (addr string, err error) {
+	if o.CQLAddr != "" {
+		return o.CQLAddr, nil
+	}
+	if env.dataDir, err = os.MkdirTemp("", "partita-bench-data"); err != nil {
+		return "", err
+	}
+	data := filepath.Join(env.dataDir, "data")
+	if o.InProcess {
+		if env.node, err = startNode(ctx, data, 0, o.splitTiming); err != nil {
+			return "", fmt.Errorf("start Partita: %w", err)
+		}
+		return env.node.addr, nil
+	}
+	bin := o.ServerBin
+	if bin == "" {
+		if bin, err = buildServer(ctx, env.dataDir, o.Log); err != nil {
+			return "", err
+		}
+	}
+	if err := os.Mkdir(data, 0o755); err != nil {
+		return "", err
+	}
+	if env.child, err = startChildNode(ctx, bin, data, o.splitTiming); err != nil {
+		return "", fmt.Errorf("start Partita: %w", err)
+	}
+	fmt.Fprintf(o.Log, "partita serve (pid %d) on %s, metrics on %s, log in %s\n", env.child.pid(), env.child.addr, env.child.httpAddr, env.child.logPath)
+	return env.child.addr, nil
+}
+
 func (env *environment) openPostgres(ctx context.Context, o Options) error {
 	pg, err := startPostgres(ctx, o.PostgresBin, o.Concurrency)
 	if err != nil {
@@ -163,6 +218,12 @@ func (env *environment) openPostgres(ctx context.Context, o Options) error {
 	sys, err := newPGSystem(ctx, pg.connString(), o.Concurrency)
 	if err != nil {
 		return fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	sys.pid = func() int {
+		if pg.proc == nil || pg.proc.hasExited() {
+			return 0
+		}
+		return pg.proc.pid()
 	}
 	env.systems = append(env.systems, sys)
 	return nil
@@ -181,6 +242,10 @@ func (env *environment) close() error {
 	if env.node != nil {
 		errs = append(errs, env.node.stop())
 		env.node = nil
+	}
+	if env.child != nil {
+		errs = append(errs, env.child.stop())
+		env.child = nil
 	}
 	if env.dataDir != "" {
 		errs = append(errs, os.RemoveAll(env.dataDir))

@@ -12,11 +12,14 @@ import (
 )
 
 // TestQuickRunAll runs `partita bench --workload all --quick --peer
-// postgres,cassandra` in-process against a real Partita, with the Pebble
-// floor, a real Apache Cassandra 5.0 node started by the harness and, when
+// postgres,cassandra` against a real Partita in a process of its own
+// (the default --server-process: the harness builds cmd/partita and
+// starts `partita serve`), with the Pebble floor, a real Apache Cassandra 5.0 node started by the harness and, when
 // PostgreSQL 15 is installed, the PostgreSQL peer: the smoke test that the
 // harness works. It checks that every step ran and read what the data
-// holds, not the figures. A Cassandra that cannot start fails the test; only
+// holds, and that the server's CPU time, allocations and resident set were
+// measured per step, not the figures. A Cassandra that cannot start fails
+// the test; only
 // PARTITA_NO_CASSANDRA=1 outside CI leaves Cassandra out (as
 // test/internal/cassandra's Require does).
 func TestQuickRunAll(t *testing.T) {
@@ -66,12 +69,33 @@ func TestQuickRunAll(t *testing.T) {
 	if len(rep.Workloads) != len(Workloads) {
 		t.Fatalf("%d workloads ran, want %d", len(rep.Workloads), len(Workloads))
 	}
+	if rep.Settings.Server != ServerProcess {
+		t.Errorf("server %q, want %q", rep.Settings.Server, ServerProcess)
+	}
 	for _, w := range rep.Workloads {
 		for _, s := range w.Steps {
 			checkStep(t, w.Name, s, peer)
+			checkServerFigures(t, w.Name, s)
 		}
 	}
 	checkSplit(t, rep, summary.String())
+	for _, col := range []string{"cpu µs/req", "alloc/req", "peak RSS"} {
+		if !strings.Contains(summary.String(), col) {
+			t.Errorf("the summary has no %q column", col)
+		}
+	}
+	cpuTargets := 0
+	for _, tg := range rep.Targets {
+		if strings.HasPrefix(tg.Name, "server CPU per ") {
+			cpuTargets++
+			if tg.Met == nil {
+				t.Errorf("target %s not judged: %s", tg.Name, tg.Verdict)
+			}
+		}
+	}
+	if cpuTargets != 2 {
+		t.Errorf("%d server CPU targets, want 2: %+v", cpuTargets, rep.Targets)
+	}
 	if rep.Restart == nil || rep.Restart.FirstQueryMs <= 0 || rep.Restart.DataBytes <= 0 {
 		t.Errorf("restart not measured: %+v", rep.Restart)
 	}
@@ -167,6 +191,27 @@ func checkStep(t *testing.T, workload string, s *StepResult, peer string) {
 	}
 }
 
+// checkServerFigures wants the server process's figures on every Partita
+// step that ran: its peak RSS, and, for a step of at least 1,000 requests
+// (whose CPU time is many of /proc's 10 ms ticks), CPU time and heap
+// bytes per request; and PostgreSQL's CPU time (postmaster and backends)
+// on its ingest steps.
+func checkServerFigures(t *testing.T, workload string, s *StepResult) {
+	t.Helper()
+	if p := s.partita(); p != nil {
+		if p.PeakRSS < 10<<20 {
+			t.Errorf("%s %s: the server's peak RSS is %d bytes", workload, s.Name, p.PeakRSS)
+		}
+		if p.Requests >= 1000 && (p.ServerCPUMicrosPerRequest <= 0 || p.ServerAllocBytesPerRequest <= 0) {
+			t.Errorf("%s %s: server CPU %.1f µs and %.0f bytes allocated per request, want both measured",
+				workload, s.Name, p.ServerCPUMicrosPerRequest, p.ServerAllocBytesPerRequest)
+		}
+	}
+	if pg := s.result(SystemPostgres); pg.ok() && s.Name == "ingest" && pg.ServerCPUMicrosPerRequest <= 0 {
+		t.Errorf("%s %s: PostgreSQL's CPU time not measured", workload, s.Name)
+	}
+}
+
 // The quick runs here split a smaller partition than `--quick` does, with
 // a faster detector, so that both stay well under a minute together.
 const (
@@ -176,7 +221,8 @@ const (
 
 var testSplitTiming = splitTiming{window: 500 * time.Millisecond, tick: 200 * time.Millisecond}
 
-// TestQuickRunSplit runs `partita bench --workload split --quick`: the hot
+// TestQuickRunSplit runs `partita bench --workload split --quick
+// --in-process` (the option that keeps the server inside the harness): the hot
 // partition, created with splitting off, splits once it is enabled, while
 // the harness writes to it; every step has figures and reads what the data
 // holds, and the report describes the split and judges its targets. The
@@ -195,7 +241,7 @@ func TestQuickRunSplit(t *testing.T) {
 	rep, err := Run(ctx, Options{
 		Workloads: []string{WorkloadSplit}, Quick: true, Duration: 300 * time.Millisecond,
 		SplitRows: testSplitRows, SplitMaxRows: testSplitMaxRows, splitTiming: testSplitTiming,
-		Peer: peer, PebbleFloor: true, Progress: io.Discard, Log: &log,
+		Peer: peer, PebbleFloor: true, InProcess: true, Progress: io.Discard, Log: &log,
 	})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
@@ -207,6 +253,9 @@ func TestQuickRunSplit(t *testing.T) {
 	t.Log("\n" + summary.String())
 	if rep.Failed() {
 		t.Fatalf("the workload failed")
+	}
+	if rep.Settings.Server != ServerInProcess {
+		t.Errorf("server %q, want %q", rep.Settings.Server, ServerInProcess)
 	}
 	for _, s := range rep.Workloads[0].Steps {
 		checkStep(t, WorkloadSplit, s, peer)

@@ -35,6 +35,7 @@ func openCassandra(ctx context.Context, o Options, peer string) (*cassandraSyste
 		return nil, errors.Join(fmt.Errorf("%s: %w", peer, err), node.remove())
 	}
 	cql.pid = node.pid
+	cql.own = true
 	cs := &cassandraSystem{cqlSystem: cql, node: node}
 	if err := cs.warmUp(ctx, o.Concurrency, 2*o.Duration); err != nil {
 		return nil, errors.Join(fmt.Errorf("%s: JVM warm-up: %w", peer, err), cs.close())

@@ -1,11 +1,17 @@
-// Package bench is the benchmark harness behind `partita bench`: it drives
-// Partita through a real driver (gocql, prepared statements, a fixed number
+// Package bench is the benchmark harness behind `partita-bench` (which
+// `partita bench` runs): it drives Partita through a real driver (gocql, prepared statements, a fixed number
 // of requests in flight) with the workloads of the seed documents, runs the
 // same requests against PostgreSQL (through pgx), against Apache Cassandra
 // 5.0 (the same CQL through the same gocql settings, on a node started with
 // scripts/cassandra.sh) and, for writes, against raw Pebble, and reports
 // throughput, HDR latency percentiles and the ratios between them as a
 // table, JSON and charts.
+//
+// By default the Partita under test is `partita serve` in a child process
+// (serverproc.go), so that the server's CPU time, heap allocations and
+// resident set are read apart from the driver's, before and after every
+// step (meter.go: /proc/<pid>/stat and the server's /metrics); Options.
+// InProcess runs it inside this process instead (server.go).
 //
 // The numbers of one run are only comparable with each other: the machines
 // this runs on are shared, so the figures that matter are ratios measured
@@ -19,7 +25,9 @@
 // partita.go (any CQL server: Partita, a Cassandra peer), postgres.go,
 // cassandra.go and cassandrapeer.go (the Cassandra node and peer), and
 // pebblefloor.go (the systems), proc.go (the server processes it starts),
-// server.go (the in-process node and its restart), report.go, targets.go,
+// serverproc.go (the Partita server process and its restart), meter.go
+// (the server's CPU time and allocations per step), server.go (the
+// in-process node and its restart), report.go, targets.go,
 // targets_cassandra.go and charts.go (the output).
 //
 // Invariants:
@@ -52,8 +60,8 @@
 //     deletes; Cassandra only through scripts/cassandra.sh (whose install
 //     resolves its jars into the user's cache, a no-op once they are
 //     there), in a throwaway node directory it deletes.
-//  6. No server it starts outlives it: Run stops PostgreSQL and the
-//     Cassandra nodes before returning, on errors and on interrupt
+//  6. No server it starts outlives it: Run stops PostgreSQL, the
+//     Cassandra nodes and the Partita server process before returning, on errors and on interrupt
 //     (context cancellation) too, and the kernel kills them if the harness
 //     dies without doing so (Pdeathsig, from a thread that lives as long
 //     as the server: proc.go).

@@ -129,3 +129,30 @@ func groupThousands(n int64) string {
 	}
 	return string(out)
 }
+
+// formatMicros prints a CPU time per request in µs, or "" when unmeasured.
+func formatMicros(us float64) string {
+	switch {
+	case !(us > 0):
+		return ""
+	case us >= 100:
+		return strconv.FormatFloat(us, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(us, 'f', 1, 64)
+}
+
+// formatAlloc prints bytes allocated per request, or "" when unmeasured.
+func formatAlloc(b float64) string {
+	if !(b > 0) {
+		return ""
+	}
+	return FormatBytes(int64(b + 0.5))
+}
+
+// formatRSS prints a resident set, or "" when unmeasured.
+func formatRSS(b int64) string {
+	if b <= 0 {
+		return ""
+	}
+	return FormatBytes(b)
+}

@@ -64,9 +64,18 @@ type Options struct {
 	// Quick selects small sizes: a smoke test of the harness, not a
 	// measurement.
 	Quick bool
-	// CQLAddr targets an existing server (host:port); empty starts one
-	// in-process on a free loopback port with a temporary data directory.
+	// CQLAddr targets an existing server (host:port); empty starts one on
+	// a free loopback port with a temporary data directory: a child
+	// process running `partita serve` (the default), or, with InProcess,
+	// a node inside this process.
 	CQLAddr string
+	// InProcess runs the server inside the harness: its CPU time,
+	// allocations and resident set are then not told apart from the
+	// driver's, and are not reported per step.
+	InProcess bool
+	// ServerBin is the partita binary the child process runs; empty builds
+	// cmd/partita with the go tool (inside this module).
+	ServerBin string
 	// Connections is the driver's connections to the server (gocql
 	// NumConns).
 	Connections int
@@ -111,15 +120,18 @@ type Options struct {
 	CassandraHeap string
 	// PebbleFloor also writes every ingest step's rows as raw Pebble batches.
 	PebbleFloor bool
-	// CPUProfileDir, when set, receives one CPU profile per Partita step.
+	// CPUProfileDir, when set, receives one CPU profile per Partita step:
+	// of the server process (from its /admin/cpuprofile), or, in-process,
+	// of this process.
 	CPUProfileDir string
 	// Progress receives the progress bars (stderr); nil shows none.
 	Progress io.Writer
 	// Log receives one line per step and notes; nil discards them.
 	Log io.Writer
 
-	// splitTiming, when set, replaces the in-process server's split
-	// detector timing (Resolve sets it for quick runs; tests shorten it).
+	// splitTiming, when set, replaces the server's split detector timing
+	// (Resolve sets it for quick runs; tests shorten it); a child process
+	// gets it through serve's hidden --split-window and --split-tick.
 	splitTiming splitTiming
 }
 
@@ -212,6 +224,12 @@ func (o Options) Resolve() (Options, error) {
 	pick(&o.SplitMaxRows, quickSplitMaxRows, fullSplitMaxRows)
 	pick(&o.Connections, 2, 2)
 	pick(&o.Concurrency, 32, 32)
+	if o.InProcess && o.CQLAddr != "" {
+		return o, fmt.Errorf("--in-process and --cql-addr exclude each other")
+	}
+	if o.ServerBin != "" && (o.InProcess || o.CQLAddr != "") {
+		return o, fmt.Errorf("--server-bin is for the server the harness starts as a child process")
+	}
 	if o.Quick && o.splitTiming.window <= 0 {
 		o.splitTiming.window = quickSplitWindow
 	}

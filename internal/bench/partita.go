@@ -1,9 +1,13 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"os"
 	"strconv"
 	"time"
 
@@ -24,8 +28,15 @@ type cqlSystem struct {
 	label   string
 	session *gocql.Session
 	// pid, when set, returns the server's process id, whose RSS the
-	// runner samples during ingest steps (0: not measured).
+	// runner samples (0: not measured).
 	pid func() int
+	// own marks a server in a process of its own (a Partita child
+	// process, a Cassandra JVM): its CPU time is measured per step.
+	own bool
+	// httpAddr, when set, returns a Partita server's HTTP address, whose
+	// /metrics and /admin/cpuprofile the runner uses.
+	httpAddr func() string
+	http     *http.Client
 }
 
 // newCluster configures gocql for addr: protocol v4, conns connections,
@@ -96,6 +107,73 @@ func (p *cqlSystem) serverPid() int {
 		return 0
 	}
 	return p.pid()
+}
+
+func (p *cqlSystem) ownProcess() bool { return p.own }
+
+func (p *cqlSystem) meter() *serverMeter {
+	if !p.own || p.serverPid() == 0 {
+		return nil
+	}
+	m := &serverMeter{pid: p.serverPid(), client: p.httpClient()}
+	if addr := p.httpAddress(); addr != "" {
+		m.metricsURL = "http://" + addr + "/metrics"
+	}
+	return m
+}
+
+func (p *cqlSystem) httpAddress() string {
+	if p.httpAddr == nil {
+		return ""
+	}
+	return p.httpAddr()
+}
+
+func (p *cqlSystem) httpClient() *http.Client {
+	if p.http == nil {
+		p.http = &http.Client{Timeout: 2 * time.Minute}
+	}
+	return p.http
+}
+
+func (p *cqlSystem) canProfile() bool { return p.httpAddress() != "" }
+
+// startProfile starts the server's CPU profiler through its admin port
+// (POST /admin/cpuprofile?op=start, then op=stop returns the profile).
+func (p *cqlSystem) startProfile(ctx context.Context, path string) (func() error, error) {
+	base := "http://" + p.httpAddress() + "/admin/cpuprofile?op="
+	if _, err := p.adminPost(ctx, base+"start"); err != nil {
+		return nil, err
+	}
+	return func() error {
+		b, err := p.adminPost(context.WithoutCancel(ctx), base+"stop")
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(path, b, 0o644)
+	}, nil
+}
+
+func (p *cqlSystem) adminPost(ctx context.Context, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	// The server inherits the harness's environment, so its admin token
+	// (cmd/partita) is ours.
+	if token := os.Getenv("PARTITA_ADMIN_TOKEN"); token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := p.httpClient().Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("POST %s: %s: %s", url, resp.Status, bytes.TrimSpace(b))
+	}
+	return b, err
 }
 
 func (p *cqlSystem) createTables(ctx context.Context, tables []*table) error {

@@ -171,6 +171,9 @@ func tail(b []byte, n int) []byte {
 type pgSystem struct {
 	all  []*pgx.Conn
 	idle chan *pgx.Conn
+	// pid returns the postmaster's process id: the CPU time of it and its
+	// children (the backends, WAL writer, checkpointer) is the server's.
+	pid func() int
 }
 
 func newPGSystem(ctx context.Context, connString string, size int) (*pgSystem, error) {
@@ -200,6 +203,13 @@ func (p *pgSystem) with(ctx context.Context, f func(*pgx.Conn) error) error {
 }
 
 func (p *pgSystem) name() string { return SystemPostgres }
+
+func (p *pgSystem) meter() *serverMeter {
+	if p.pid == nil || p.pid() == 0 {
+		return nil
+	}
+	return &serverMeter{pid: p.pid()}
+}
 
 func (p *pgSystem) createTables(ctx context.Context, tables []*table) error {
 	return p.with(ctx, func(c *pgx.Conn) error {

@@ -20,8 +20,9 @@ type Report struct {
 	Machine   Machine           `json:"machine"`
 	Settings  Settings          `json:"settings"`
 	Workloads []*WorkloadResult `json:"workloads"`
-	// IngestPeakRSS is the largest resident set of this process during a
-	// Partita ingest step (in-process server only; the driver included).
+	// IngestPeakRSS is the largest resident set of the Partita server
+	// process during any step (in-process: of this process, driver
+	// included, during the ingest steps).
 	IngestPeakRSS int64    `json:"ingest_peak_rss_bytes,omitempty"`
 	Restart       *Restart `json:"restart,omitempty"`
 	RestartError  string   `json:"restart_error,omitempty"`
@@ -40,8 +41,8 @@ type PeerServer struct {
 	// StartMs runs from the exec of a node on an empty data directory to
 	// its first answer.
 	StartMs float64 `json:"start_ms"`
-	// IngestPeakRSS is the JVM's largest resident set during an ingest
-	// step (the server alone: the driver runs in the harness).
+	// IngestPeakRSS is the JVM's largest resident set during any step (the
+	// server alone: the driver runs in the harness).
 	IngestPeakRSS int64 `json:"ingest_peak_rss_bytes,omitempty"`
 	// Restart is the restart on its data after the workloads: StopMs is
 	// the drain (SIGTERM), OpenMs runs from the exec to the native port
@@ -64,7 +65,7 @@ type Machine struct {
 type Settings struct {
 	Workloads     []string `json:"workloads"`
 	Quick         bool     `json:"quick"`
-	Server        string   `json:"server"` // "in-process" or the --cql-addr
+	Server        string   `json:"server"` // ServerProcess, ServerInProcess or the --cql-addr
 	Connections   int      `json:"connections"`
 	Concurrency   int      `json:"concurrency"`
 	ReadSeconds   float64  `json:"read_step_seconds"`
@@ -245,6 +246,9 @@ func stepRatios(p, peer *Result) []Ratio {
 	add("p95", p.Latency.P95, peer.Latency.P95, LowerIsBetter)
 	add("p99", p.Latency.P99, peer.Latency.P99, LowerIsBetter)
 	add("p99.9", p.Latency.P999, peer.Latency.P999, LowerIsBetter)
+	if p.ServerCPUMicrosPerRequest > 0 {
+		add("server_cpu_per_request", p.ServerCPUMicrosPerRequest, peer.ServerCPUMicrosPerRequest, LowerIsBetter)
+	}
 	return out
 }
 
@@ -264,9 +268,10 @@ func (r *Report) WriteSummary(out io.Writer) error {
 		r.Machine.CPUs, FormatBytes(r.Machine.MemBytes), r.Machine.GoVersion, r.Settings.Connections,
 		r.Settings.Concurrency, r.Settings.ReadSeconds, r.Settings.ReadSeconds/warmupDivisor)
 	fmt.Fprintln(bw, "ratio = Partita ÷ peer. Throughput: higher is better (↑). Latency: lower is better (↓).")
+	fmt.Fprintf(bw, "Server (%s): CPU µs and heap bytes allocated per request, peak RSS, of the server process alone (PostgreSQL: with its backends).\n", r.Settings.Server)
 	fmt.Fprintln(bw)
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tstep\tsystem\trows/s ↑\treq/s ↑\tp50 ↓\tp95 ↓\tp99 ↓\tp99.9 ↓\t")
+	fmt.Fprintln(tw, "workload\tstep\tsystem\trows/s ↑\treq/s ↑\tp50 ↓\tp95 ↓\tp99 ↓\tp99.9 ↓\tcpu µs/req ↓\talloc/req ↓\tpeak RSS ↓\t")
 	for _, w := range r.Workloads {
 		for _, s := range w.Steps {
 			writeStepRows(tw, w.Name, s)
@@ -305,13 +310,14 @@ func writeStepRows(tw io.Writer, workload string, s *StepResult) {
 			if res.Error != "" {
 				status = "error"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\t\t\t\t\t\n", w, name, res.System, status)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\t\t\t\t\t\t\t\t\n", w, name, res.System, status)
 			continue
 		}
 		l := res.Latency
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", w, name, res.System,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", w, name, res.System,
 			FormatRate(res.RowsPerSec), FormatRate(res.RequestsPerSec),
-			FormatMillis(l.P50), FormatMillis(l.P95), FormatMillis(l.P99), FormatMillis(l.P999))
+			FormatMillis(l.P50), FormatMillis(l.P95), FormatMillis(l.P99), FormatMillis(l.P999),
+			formatMicros(res.ServerCPUMicrosPerRequest), formatAlloc(res.ServerAllocBytesPerRequest), formatRSS(res.PeakRSS))
 	}
 	for _, peer := range systemOrder[1:] {
 		rs, ok := s.Ratios[peer]
@@ -323,7 +329,8 @@ func writeStepRows(tw io.Writer, workload string, s *StepResult) {
 			cells[r.Metric] = formatFactor(r.Value)
 		}
 		req := cells["throughput"]
-		fmt.Fprintf(tw, "\t\t÷ %s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", peer, req, "", cells["p50"], cells["p95"], cells["p99"], cells["p99.9"])
+		fmt.Fprintf(tw, "\t\t÷ %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\t\t\n", peer, req, "", cells["p50"], cells["p95"], cells["p99"], cells["p99.9"],
+			cells["server_cpu_per_request"])
 	}
 }
 
@@ -360,7 +367,11 @@ func (r *Report) writeExtras(bw *bufio.Writer) {
 		fmt.Fprintf(bw, "restart FAILED: %s\n", r.RestartError)
 	}
 	if r.IngestPeakRSS > 0 {
-		fmt.Fprintf(bw, "peak RSS during ingest: %s (server and driver share this process)\n", FormatBytes(r.IngestPeakRSS))
+		if r.Settings.Server == ServerInProcess {
+			fmt.Fprintf(bw, "peak RSS during ingest: %s (server and driver share this process)\n", FormatBytes(r.IngestPeakRSS))
+		} else {
+			fmt.Fprintf(bw, "peak RSS of the server process during the workloads: %s (the server alone)\n", FormatBytes(r.IngestPeakRSS))
+		}
 	}
 	for _, name := range systemOrder {
 		if ps := r.PeerServers[name]; ps != nil {
@@ -385,7 +396,7 @@ func (ps *PeerServer) write(w io.Writer, name string) {
 	fmt.Fprintf(w, "%s: Cassandra %s, commitlog_sync %s, heap %s; first start %s to its first answer (empty node)\n",
 		name, ps.Version, ps.CommitlogSync, ps.Heap, FormatMillis(ps.StartMs))
 	if ps.IngestPeakRSS > 0 {
-		fmt.Fprintf(w, "%s: peak JVM RSS during ingest: %s (the server alone)\n", name, FormatBytes(ps.IngestPeakRSS))
+		fmt.Fprintf(w, "%s: peak JVM RSS during the workloads: %s (the server alone)\n", name, FormatBytes(ps.IngestPeakRSS))
 	}
 	if r := ps.Restart; r != nil {
 		fmt.Fprintf(w, "%s: restart: stop %s; native port open %s after the exec; first SELECT answered %s after it (%s of data; %q)\n",

@@ -34,7 +34,7 @@ func sampleReport() *Report {
 	}
 	r := &Report{
 		Machine:  Machine{CPUs: 2, MemBytes: 8 << 30, GoVersion: "go1.26", OS: "linux", Arch: "amd64"},
-		Settings: Settings{Connections: 2, Concurrency: 32, ReadSeconds: 2},
+		Settings: Settings{Server: ServerInProcess, Connections: 2, Concurrency: 32, ReadSeconds: 2},
 		Workloads: []*WorkloadResult{{
 			Name: WorkloadIoT,
 			Steps: []*StepResult{
@@ -56,6 +56,43 @@ func sampleReport() *Report {
 	}
 	r.Workloads = append(r.Workloads, sampleSplit())
 	return r
+}
+
+// TestServerProcessTargets: with the server in a process of its own, its
+// CPU per single-row write and per latest-100 read of the widest partition
+// are judged, and its RSS against the goal for the server alone.
+func TestServerProcessTargets(t *testing.T) {
+	r := sampleReport()
+	r.Settings.Server = ServerProcess
+	r.Workloads[0].Steps[0].Results[0].ServerCPUMicrosPerRequest = 12
+	for _, s := range r.workload(WorkloadWide).Steps {
+		s.Results[0].ServerCPUMicrosPerRequest = 50 // the 1k-row steps: not the widest
+		if s.Name == "latest-100-asc@20k" {
+			s.Results[0].ServerCPUMicrosPerRequest = 30
+		}
+	}
+	r.computeRatios()
+	r.computeTargets()
+	verdicts := map[string]string{}
+	for _, tg := range r.Targets {
+		verdicts[tg.Name] = tg.Verdict + " | " + tg.Measured
+	}
+	for name, want := range map[string]string{
+		"server CPU per write": "missed: 20% over | 12.0 µs (ingest)",
+		"server CPU per read":  "met | 30.0 µs (latest-100-asc@20k)",
+		"memory":               "missed: 100% over | 400.0 MiB (the server alone)",
+	} {
+		if verdicts[name] != want {
+			t.Errorf("%s: %q, want %q", name, verdicts[name], want)
+		}
+	}
+	var out bytes.Buffer
+	if err := r.WriteSummary(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "peak RSS of the server process during the workloads: 400.0 MiB (the server alone)") {
+		t.Errorf("summary:\n%s", out.String())
+	}
 }
 
 // sampleSplit has the split workload's steps: latest-100 slower after the
@@ -120,6 +157,8 @@ func TestRatiosAndTargets(t *testing.T) {
 		"split range-8-children vs unsplit":           "met",
 		"split range-8-children-limit-100 vs unsplit": "missed: 54% over",
 		"split writes during backfill":                "met",
+		"server CPU per write":                        "not measured: needs the server in a process of its own",
+		"server CPU per read":                         "not measured: needs the server in a process of its own",
 	}
 	if !reflect.DeepEqual(verdicts, wantVerdicts) {
 		t.Errorf("verdicts\n got %v\nwant %v", verdicts, wantVerdicts)

@@ -87,11 +87,26 @@ type Result struct {
 	// Resent counts the requests of a counted step sent again after the
 	// server gave up on them (send); a request's latency runs from its
 	// first attempt to its answer.
-	Resent  int64  `json:"resent,omitempty"`
-	PeakRSS int64  `json:"peak_rss_bytes,omitempty"`
-	Note    string `json:"note,omitempty"`
-	Skipped string `json:"skipped,omitempty"`
-	Error   string `json:"error,omitempty"`
+	Resent int64 `json:"resent,omitempty"`
+	// PeakRSS is the server process's peak resident set during the step
+	// (a Partita or Cassandra server of its own; in-process, the harness's).
+	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
+	// ServerCPUSeconds is the CPU time, user and system, the server process
+	// and its children (PostgreSQL's backends) spent during the step, and
+	// ServerCPUMicrosPerRequest that per request answered (servers in
+	// processes of their own only). Background work the step caused, or
+	// the previous one left, is in it: compactions, flushes, splits.
+	ServerCPUSeconds          float64 `json:"server_cpu_seconds,omitempty"`
+	ServerCPUMicrosPerRequest float64 `json:"server_cpu_us_per_request,omitempty"`
+	// ServerAllocBytes is the Go heap bytes a Partita server process
+	// allocated during the step (go_memstats_alloc_bytes_total from its
+	// /metrics, less the scrapes'), and ServerAllocBytesPerRequest that
+	// per request.
+	ServerAllocBytes           int64   `json:"server_alloc_bytes,omitempty"`
+	ServerAllocBytesPerRequest float64 `json:"server_alloc_bytes_per_request,omitempty"`
+	Note                       string  `json:"note,omitempty"`
+	Skipped                    string  `json:"skipped,omitempty"`
+	Error                      string  `json:"error,omitempty"`
 }
 
 // ok reports whether the result carries figures.
@@ -155,19 +170,31 @@ func (r *runner) runStep(ctx context.Context, workload string, sys system, st *s
 			return res
 		}
 	}
-	stopProfile := func() {}
+	stopProfile := func() error { return nil }
 	if r.opts.CPUProfileDir != "" && sys.name() == SystemPartita {
-		if stopProfile, err = startCPUProfile(r.opts.CPUProfileDir, workload, st.name); err != nil {
+		if stopProfile, err = startCPUProfile(ctx, r.opts.CPUProfileDir, workload, st.name, sys); err != nil {
 			res.Error = err.Error()
 			return res
 		}
 	}
 	var rss *rssSampler
-	if sp, ok := sys.(serverProcess); ok && st.ingest && sp.serverPid() > 0 {
+	if sp, ok := sys.(serverProcess); ok && (st.ingest || sp.ownProcess()) && sp.serverPid() > 0 {
 		rss = startRSSSamplerOf(strconv.Itoa(sp.serverPid()))
 	}
+	var meter *serverMeter
+	var before meterReading
+	if m, ok := sys.(metered); ok {
+		if meter = m.meter(); meter != nil {
+			before = meter.read(ctx, true)
+		}
+	}
 	r.drive(ctx, workload, sys.name(), st, o, r.opts.Duration, &res)
-	stopProfile()
+	if meter != nil && res.Error == "" {
+		meter.fill(before, meter.read(ctx, false), &res)
+	}
+	if err := stopProfile(); err != nil && res.Error == "" {
+		res.Error = "CPU profile: " + err.Error()
+	}
 	if rss != nil {
 		res.PeakRSS = rss.stop()
 	}
@@ -351,15 +378,21 @@ func (r *runner) tickBar(bar *progressbar.ProgressBar, st *step, start time.Time
 	}
 }
 
-// startCPUProfile profiles the process into dir/<workload>-<step>.pprof.
-// The server runs in this process, so the profile holds the server's work
-// and the driver's; `go tool pprof -focus` separates them.
-func startCPUProfile(dir, workload, stepName string) (func(), error) {
+// startCPUProfile profiles the step into dir/<workload>-<step>.pprof: the
+// server process's CPU (sys a profiler: its /admin/cpuprofile), or, for an
+// in-process server, this process's, which then holds the server's work
+// and the driver's (`go tool pprof -focus` separates them). The returned
+// function stops the profile and writes it.
+func startCPUProfile(ctx context.Context, dir, workload, stepName string, sys system) (func() error, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	name := strings.NewReplacer("@", "-at-", " ", "-", "/", "-").Replace(workload + "-" + stepName)
-	f, err := os.Create(filepath.Join(dir, name+".pprof"))
+	path := filepath.Join(dir, name+".pprof")
+	if p, ok := sys.(profiler); ok && p.canProfile() {
+		return p.startProfile(ctx, path)
+	}
+	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +400,7 @@ func startCPUProfile(dir, workload, stepName string) (func(), error) {
 		f.Close()
 		return nil, err
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	return func() error { pprof.StopCPUProfile(); return f.Close() }, nil
 }
 
 // maxAttempts bounds the attempts of one request of a counted step.

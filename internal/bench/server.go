@@ -128,14 +128,24 @@ func restartNode(ctx context.Context, n *node, query string, conns int) (*node, 
 		return nil, r, fmt.Errorf("reopen: %w", err)
 	}
 	r.OpenMs = millisSince(t1)
-	cluster, err := newCluster(n2.addr, conns)
-	if err != nil {
+	if err := firstQuery(ctx, n2.addr, query, conns); err != nil {
 		return n2, r, err
+	}
+	r.FirstQueryMs = millisSince(t1)
+	return n2, r, nil
+}
+
+// firstQuery runs query, reading every row, through a new driver session
+// to addr.
+func firstQuery(ctx context.Context, addr, query string, conns int) error {
+	cluster, err := newCluster(addr, conns)
+	if err != nil {
+		return err
 	}
 	cluster.Keyspace = Keyspace
 	s, err := cluster.CreateSession()
 	if err != nil {
-		return n2, r, fmt.Errorf("connect after restart: %w", err)
+		return fmt.Errorf("connect after restart: %w", err)
 	}
 	defer s.Close()
 	iter := s.Query(query).WithContext(ctx).Iter()
@@ -145,10 +155,9 @@ func restartNode(ctx context.Context, n *node, query string, conns int) (*node, 
 		}
 	}
 	if err := errors.Join(err, iter.Close()); err != nil {
-		return n2, r, fmt.Errorf("first query after restart: %w", err)
+		return fmt.Errorf("first query after restart: %w", err)
 	}
-	r.FirstQueryMs = millisSince(t1)
-	return n2, r, nil
+	return nil
 }
 
 func millisSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }

@@ -60,10 +60,29 @@ type analyzer interface {
 }
 
 // serverProcess is implemented by systems whose server process the runner
-// can see: its resident set is sampled during ingest steps.
+// can see: its resident set is sampled during ingest steps, and during
+// every step when it is a process of its own.
 type serverProcess interface {
 	// serverPid is the process id, 0 when it is not known.
 	serverPid() int
+	// ownProcess reports whether the server runs in a process of its own
+	// (not the harness's).
+	ownProcess() bool
+}
+
+// metered is implemented by systems whose server runs in a process of its
+// own: the runner reads its counters before and after every step.
+type metered interface {
+	// meter is nil when the server's process is not known.
+	meter() *serverMeter
+}
+
+// profiler is implemented by servers that can profile themselves.
+type profiler interface {
+	canProfile() bool
+	// startProfile starts a CPU profile of the server; the function it
+	// returns stops it and writes it to path.
+	startProfile(ctx context.Context, path string) (func() error, error)
 }
 
 // settler is implemented by systems with background work that would run

@@ -218,13 +218,14 @@ func (s *Store) runBatch(ctx context.Context, stmts []statement, logged bool) er
 	}
 	defer release()
 	if len(stmts) == 1 {
-		return clusterError(s.session.Query(stmts[0].cql, stmts[0].values...).WithContext(ctx).Exec())
+		return clusterError(s.session.Query(stmts[0].cql, stmts[0].values...).WithContext(ctx).Consistency(s.level(ctx)).Exec())
 	}
 	typ := gocql.UnloggedBatch
 	if logged {
 		typ = gocql.LoggedBatch
 	}
 	b := s.session.NewBatch(typ).WithContext(ctx)
+	b.SetConsistency(s.level(ctx))
 	for _, st := range stmts {
 		b.Query(st.cql, st.values...)
 	}

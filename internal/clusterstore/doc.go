@@ -42,7 +42,19 @@
 //     store's own batch log applied partition by partition and replayed
 //     by the next Open if the gateway stopped half-way (batchlog.go).
 //
-// One gateway per keyspace: split states are kept in memory by the split
-// layer above, and several gateways would not see each other's changes
-// (leases and epochs are not built yet; docs/design/gateway.md).
+// Several gateways may share a keyspace. Read-modify-writes of a logical
+// partition are serialised across them by leases on the cluster's Paxos
+// (lease.go, backend.PartitionLocker: a holder writes only timestamps up
+// to the ceiling it announced, a later holder only above it, and a write
+// is reported done only once the lease is known to have outlived it); the
+// client's consistency is set on every query (levels.go); each gateway
+// announces itself for system.peers (peers.go). docs/design/gateway.md
+// says why the leases are safe and what they cost.
+//
+// Split states are shared too (states.go, backend.SharedStates): one row
+// per state in splitstates, changed only by a conditional update on its
+// epoch and read at SERIAL; the split layer caches them under a lease
+// (internal/split shared.go, docs/design/splitting.md "Several
+// gateways"). With Options.SingleGateway they stay metadata, as for one
+// process.
 package clusterstore

@@ -49,5 +49,12 @@ func clusterError(err error) error {
 		e.NumFailures, e.DataPresent = int32(readFailure.NumFailures), readFailure.DataPresent
 		return e
 	}
+	// The cluster refuses a client's consistency level as Cassandra does
+	// (ConsistencyLevel.validateForRead/validateForWrite: SERIAL for a
+	// plain write, ANY for a read): the same InvalidRequest.
+	var request gocql.RequestError
+	if errors.As(err, &request) && request.Code() == gocql.ErrCodeInvalid {
+		return &cqlerr.Error{Code: cqlerr.Invalid, Message: request.Message()}
+	}
 	return err
 }

@@ -80,7 +80,7 @@ func (s *Store) query(ctx context.Context, scan bool, cql string, values ...any)
 		return nil, err
 	}
 	defer release()
-	it := s.session.Query(cql, values...).WithContext(ctx).PageSize(s.opts.PageSize).Iter()
+	it := s.session.Query(cql, values...).WithContext(ctx).Consistency(s.level(ctx)).PageSize(s.opts.PageSize).Iter()
 	src := &cellSource{it: it, scan: scan}
 	src.advance()
 	return src, nil

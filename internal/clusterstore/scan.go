@@ -81,7 +81,7 @@ func (s *Store) children(ctx context.Context, table backend.TableID, where strin
 		return nil, err
 	}
 	defer release()
-	iter := s.session.Query(q, append([]any{int64(table)}, args...)...).WithContext(ctx).PageSize(s.opts.PageSize).Iter()
+	iter := s.session.Query(q, append([]any{int64(table)}, args...)...).WithContext(ctx).Consistency(s.level(ctx)).PageSize(s.opts.PageSize).Iter()
 	var out []childRef
 	var ref childRef
 	var shard int32

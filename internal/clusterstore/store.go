@@ -39,6 +39,19 @@ type Options struct {
 	// a larger commit over several partitions goes through the store's
 	// batch log (default 40 KiB).
 	MaxBatchBytes int
+	// SingleGateway says no other gateway uses the keyspace: read-modify-
+	// writes then take no cluster-wide lease (lease.go), only the
+	// gateway's own locks. Running a second gateway loses updates.
+	SingleGateway bool
+	// LeaseDuration is a read-modify-write lease's tenure, renewed while
+	// held (default 3s); LeaseSkew the clock difference between gateways
+	// it tolerates (default 250ms).
+	LeaseDuration, LeaseSkew time.Duration
+	// StateLease and StateDrain are the leases of the split states the
+	// gateways share (states.go; 0: the split layer's defaults, 10 s
+	// each). With SingleGateway the split states are kept as metadata
+	// instead, with no lease.
+	StateLease, StateDrain time.Duration
 }
 
 // DefaultKeyspace is the keyspace of Partita's own tables in the cluster.
@@ -56,6 +69,9 @@ type Store struct {
 	// IF NOT EXISTS of one table can leave the cluster's schema versions
 	// disagreeing.
 	ddl sync.Mutex
+	// leases serialise read-modify-writes across gateways (nil with
+	// Options.SingleGateway).
+	leases *leases
 
 	mu struct {
 		sync.Mutex
@@ -118,6 +134,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		session.Close()
 		return nil, fmt.Errorf("clusterstore: replay the batch log: %w", err)
 	}
+	if !opts.SingleGateway {
+		s.leases = newLeases(s, leaseTimingsOf(opts))
+	}
 	return s, nil
 }
 
@@ -132,6 +151,11 @@ func (s *Store) createMetaTables(ctx context.Context) error {
 		// Commits too large for one logged batch (batchlog.go).
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s.batchlog (id timeuuid PRIMARY KEY, entry blob)`, s.keyspace),
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s.shards (table_id bigint, tok bigint, key blob, shard int, PRIMARY KEY (table_id, tok, key, shard))`, s.keyspace),
+		// Split states shared by the gateways, changed only by LWT (states.go).
+		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s.splitstates (bucket int, key blob, epoch bigint, value blob, PRIMARY KEY (bucket, key))`, s.keyspace),
+		// Read-modify-write leases (lease.go) and live gateways (peers.go).
+		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s.leases (table_id bigint, k blob, owner uuid, expires bigint, ceiling bigint, wanted map<uuid, bigint>, PRIMARY KEY ((table_id, k)))`, s.keyspace),
+		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s.gateways (host_id uuid PRIMARY KEY, address inet, port int, data_center text, rack text, release_version text, schema_version uuid, tokens list<bigint>)`, s.keyspace),
 	}
 	for _, q := range stmts {
 		if err := s.exec(ctx, q); err != nil {
@@ -155,6 +179,10 @@ func (s *Store) ensureTable(ctx context.Context, t backend.TableID) error {
 	if ok {
 		return nil
 	}
+	// Creating the tables is not bounded by the request's deadline (a
+	// write under a split-state lease has a short one, split/shared.go):
+	// it changes no data, and the driver's timeout bounds each statement.
+	ctx = context.WithoutCancel(ctx)
 	s.ddl.Lock()
 	defer s.ddl.Unlock()
 	s.mu.Lock()
@@ -275,6 +303,9 @@ func (s *Store) ScanMeta(ctx context.Context, prefix []byte) ([]backend.MetaWrit
 // Close implements backend.Backend. Every acknowledged write is already
 // held by the cluster at the configured consistency.
 func (s *Store) Close() error {
+	if s.leases != nil {
+		s.leases.close()
+	}
 	s.session.Close()
 	return nil
 }

@@ -108,6 +108,10 @@ type Config struct {
 	// client asking, 0 to 1 (trace_probability, as nodetool
 	// settraceprobability sets it in Cassandra).
 	TraceProbability float64
+	// MinFreeSpacePerDrive is the free space the embedded store keeps on
+	// its file system, refusing writes below it (min_free_space_per_drive,
+	// Cassandra's 50MiB default; 0 disables the reserve).
+	MinFreeSpacePerDrive int64
 	// Authenticator is AllowAllAuthenticator (the default: no login) or
 	// PasswordAuthenticator (authenticator, as in cassandra.yaml, with or
 	// without the org.apache.cassandra.auth package).
@@ -128,9 +132,19 @@ type Config struct {
 	BackendKeyspace      string
 	BackendConsistency   string
 	BackendUsername      string
+	// BackendSingleGateway (backend_single_gateway) says this is the only
+	// gateway over the keyspace: read-modify-writes take no cluster-wide
+	// lease (docs/design/gateway.md).
+	BackendSingleGateway bool
 	// ClientEncryption is client_encryption_options: TLS for CQL clients,
 	// with the keystore and truststore as PEM files (tls.go).
 	ClientEncryption server.EncryptionOptions
+	// Request timeouts, guardrails and the per-partition write-rate
+	// thresholds (limits.go).
+	Timeouts                        engine.Timeouts
+	Guardrails                      engine.Guardrails
+	PartitionWriteRateWarnThreshold int64
+	PartitionWriteRateFailThreshold int64
 }
 
 // Backends: the values of Config.Backend.
@@ -188,10 +202,14 @@ type file struct {
 	BackendKeyspace                            *string         `yaml:"backend_keyspace"`
 	BackendConsistency                         *string         `yaml:"backend_consistency"`
 	BackendUsername                            *string         `yaml:"backend_username"`
+	BackendSingleGateway                       *bool           `yaml:"backend_single_gateway"`
 	TraceProbability                           *float64        `yaml:"trace_probability"`
+	MinFreeSpacePerDrive                       *string         `yaml:"min_free_space_per_drive"`
 	Authenticator                              *string         `yaml:"authenticator"`
 	Authorizer                                 *string         `yaml:"authorizer"`
 	ClientEncryptionOptions                    *encryptionFile `yaml:"client_encryption_options"`
+	// limits are the request-limit options (limits.go).
+	limits limitsFile
 }
 
 // optionFields maps each option name to its field index in file.
@@ -199,7 +217,9 @@ var optionFields = func() map[string]int {
 	fields := make(map[string]int)
 	t := reflect.TypeFor[file]()
 	for i := range t.NumField() {
-		fields[t.Field(i).Tag.Get("yaml")] = i
+		if tag := t.Field(i).Tag.Get("yaml"); tag != "" {
+			fields[tag] = i
+		}
 	}
 	return fields
 }()
@@ -208,11 +228,10 @@ var optionFields = func() map[string]int {
 // error names the option and its line (invariant 1).
 func decodeOptions(root *yaml.Node) (*file, error) {
 	var f file
-	v := reflect.ValueOf(&f).Elem()
 	seen := make(map[string]int)
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key, value := root.Content[i], root.Content[i+1]
-		field, ok := optionFields[key.Value]
+		target, ok := optionTarget(&f, key.Value)
 		if !ok {
 			return nil, fmt.Errorf("line %d: unknown option %q", key.Line, key.Value)
 		}
@@ -220,7 +239,7 @@ func decodeOptions(root *yaml.Node) (*file, error) {
 			return nil, fmt.Errorf("line %d: option %q already set at line %d", key.Line, key.Value, line)
 		}
 		seen[key.Value] = key.Line
-		if err := value.Decode(v.Field(field).Addr().Interface()); err != nil {
+		if err := value.Decode(target.Addr().Interface()); err != nil {
 			return nil, fmt.Errorf("line %d: %s: %s", value.Line, key.Value, yamlErrorText(err))
 		}
 	}
@@ -248,6 +267,7 @@ func Default() Config {
 	return Config{
 		ClusterName:                                e.ClusterName,
 		DataDir:                                    "./partita-data",
+		MinFreeSpacePerDrive:                       50 << 20,
 		RPCAddress:                                 "127.0.0.1",
 		NativeTransportPort:                        9042,
 		MaxFrameSize:                               server.DefaultMaxFrameSize,
@@ -283,6 +303,11 @@ func Default() Config {
 		Backend:            BackendPebble,
 		BackendKeyspace:    "partita",
 		BackendConsistency: "LOCAL_QUORUM",
+
+		Timeouts:                        e.Timeouts,
+		Guardrails:                      e.Guardrails,
+		PartitionWriteRateWarnThreshold: e.PartitionWriteRateWarnThreshold,
+		PartitionWriteRateFailThreshold: e.PartitionWriteRateFailThreshold,
 	}
 }
 
@@ -331,6 +356,9 @@ func Parse(data []byte) (Config, error) {
 	if err := c.apply(f); err != nil {
 		return Config{}, err
 	}
+	if err := c.applyLimits(&f.limits); err != nil {
+		return Config{}, err
+	}
 	return c, c.Validate()
 }
 
@@ -362,6 +390,9 @@ func (c *Config) apply(f *file) error {
 	setString(&c.BackendKeyspace, f.BackendKeyspace)
 	setString(&c.BackendConsistency, f.BackendConsistency)
 	setString(&c.BackendUsername, f.BackendUsername)
+	if f.BackendSingleGateway != nil {
+		c.BackendSingleGateway = *f.BackendSingleGateway
+	}
 	if f.ClientEncryptionOptions != nil {
 		c.ClientEncryption = f.ClientEncryptionOptions.options()
 	}
@@ -389,6 +420,7 @@ func (c *Config) apply(f *file) error {
 	}{
 		{"split_max_partition_bytes", &c.SplitMaxPartitionBytes, f.SplitMaxPartitionBytes},
 		{"split_bytes_per_second", &c.SplitBytesPerSecond, f.SplitBytesPerSecond},
+		{"min_free_space_per_drive", &c.MinFreeSpacePerDrive, f.MinFreeSpacePerDrive},
 		{"native_transport_max_request_data_in_flight", &c.MaxRequestDataInFlight, f.NativeTransportMaxRequestDataInFlight},
 		{"native_transport_max_request_data_in_flight_per_ip", &c.MaxRequestDataInFlightPerIP, f.NativeTransportMaxRequestDataInFlightPerIP},
 		{"native_transport_max_queued_reply_bytes", &c.MaxQueuedReplyBytes, f.NativeTransportMaxQueuedReplyBytes},
@@ -547,6 +579,9 @@ func (c *Config) Validate() error {
 		fail("log_level", "%v", err)
 	}
 	c.validateBackend(fail)
+	if err := c.validateLimits(); err != nil {
+		errs = append(errs, err)
+	}
 	if err := c.ClientEncryption.Check(); err != nil {
 		errs = append(errs, err)
 	}
@@ -644,6 +679,7 @@ func (c *Config) Engine() engine.Config {
 	e.TraceProbability = c.TraceProbability
 	e.Auth.PasswordAuthentication, _ = c.PasswordAuthentication() // validated by Validate
 	e.Auth.Authorization, _ = c.Authorization()
+	c.engineLimits(&e)
 	return e
 }
 

@@ -146,3 +146,24 @@ func CodeOf(err error) Code { return As(err).Code }
 
 // Is reports whether err carries the given code.
 func Is(err error, code Code) bool { return err != nil && CodeOf(err) == code }
+
+// NewReadTimeout returns a ReadTimeout error (0x1200): received of blockFor
+// replicas answered in time, with or without the data, and Cassandra's
+// message (exceptions/RequestTimeoutException.java).
+func NewReadTimeout(consistency uint16, received, blockFor int32, dataPresent bool) *Error {
+	e := New(ReadTimeout, "Operation timed out - received only %d responses.", received)
+	e.Consistency, e.Received, e.BlockFor, e.DataPresent = consistency, received, blockFor, dataPresent
+	return e
+}
+
+// NewWriteTimeout returns a WriteTimeout error (0x1100) of the given write
+// type (SIMPLE, BATCH, UNLOGGED_BATCH, COUNTER, BATCH_LOG, CAS, VIEW, CDC).
+func NewWriteTimeout(consistency uint16, received, blockFor int32, writeType string) *Error {
+	e := New(WriteTimeout, "Operation timed out - received only %d responses.", received)
+	e.Consistency, e.Received, e.BlockFor, e.WriteType = consistency, received, blockFor, writeType
+	return e
+}
+
+// NewOverloaded returns an Overloaded error (0x1001): the node refuses the
+// request for now, and a driver may try it on another node.
+func NewOverloaded(format string, args ...any) *Error { return New(Overloaded, format, args...) }

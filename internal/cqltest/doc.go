@@ -17,9 +17,11 @@
 //	                       an operator's split command on the partition whose
 //	                       key (CQL literals) is the input
 //	split-finish           run every migration under way to its end
-//	config KEY=true|false  reopen the engine with a cassandra.yaml option
+//	config KEY=VALUE       reopen the engine with a cassandra.yaml option
 //	                       (materialized_views_enabled,
-//	                       user_defined_functions_enabled)
+//	                       user_defined_functions_enabled, or any guardrail,
+//	                       request timeout or partition_write_rate_* option,
+//	                       which accumulate over the file)
 //
 // Warnings are printed as "warning: ..." lines before the result.
 package cqltest

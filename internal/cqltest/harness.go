@@ -11,6 +11,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/partita-db/partita/internal/backend"
+	"github.com/partita-db/partita/internal/config"
 	"github.com/partita-db/partita/internal/cql/parser"
 	"github.com/partita-db/partita/internal/cqlerr"
 	"github.com/partita-db/partita/internal/engine"
@@ -29,6 +30,24 @@ type Harness struct {
 
 	// openBackend opens the store; nil means a Pebble store in dir.
 	openBackend func() (backend.Backend, error)
+	// limits are the limit options the config command set, as YAML lines.
+	limits []string
+}
+
+// setLimit sets a request-limit option (a guardrail, a timeout, the
+// partition write-rate thresholds) by its cassandra.yaml name.
+func (h *Harness) setLimit(name, value string) error {
+	lines := append(append([]string(nil), h.limits...), name+": "+value)
+	c, err := config.Parse([]byte(strings.Join(lines, "\n")))
+	if err != nil {
+		return err
+	}
+	h.limits = lines
+	e := c.Engine()
+	h.cfg.Timeouts, h.cfg.Guardrails = e.Timeouts, e.Guardrails
+	h.cfg.PartitionWriteRateWarnThreshold = e.PartitionWriteRateWarnThreshold
+	h.cfg.PartitionWriteRateFailThreshold = e.PartitionWriteRateFailThreshold
+	return nil
 }
 
 // New opens a harness in a temporary directory. Splitting runs only when a
@@ -201,7 +220,11 @@ func (h *Harness) Run(d *datadriven.TestData) string {
 			case "user_defined_functions_enabled":
 				h.cfg.UserDefinedFunctionsEnabled = on
 			default:
-				return fmt.Sprintf("error: unknown option %s\n", arg.Key)
+				// Any other option (guardrails, timeouts) is read as
+				// cassandra.yaml would give it, over those set before.
+				if err := h.setLimit(arg.Key, strings.Join(arg.Vals, ",")); err != nil {
+					return fmt.Sprintf("error: %v\n", err)
+				}
 			}
 		}
 		h.Restart()

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/partita-db/partita/internal/catalog"
+	"github.com/partita-db/partita/internal/exec"
 	"github.com/partita-db/partita/internal/types"
 )
 
@@ -32,7 +33,11 @@ type Value struct {
 // Options are the parameters of a QUERY or EXECUTE.
 type Options struct {
 	Consistency Consistency
-	Values      []Value
+	// ClientLevels marks Consistency and SerialConsistency as a client's
+	// (a request from the wire), which are then checked as Cassandra
+	// checks them (consistency.go); internal callers leave it unset.
+	ClientLevels bool
+	Values       []Value
 	// Names, when set, name each of Values (QUERY flag 0x40).
 	Names []string
 	// SkipMetadata asks for rows without column metadata (EXECUTE).
@@ -73,6 +78,8 @@ type BatchRequest struct {
 	SerialConsistency Consistency
 	Timestamp         int64
 	HasTimestamp      bool
+	// ClientLevels: as Options.ClientLevels.
+	ClientLevels bool
 }
 
 // ResultKind is the kind of a RESULT message.
@@ -117,4 +124,7 @@ type Result struct {
 
 	// Warnings go back in the response's warnings field.
 	Warnings []string
+
+	// read is what a SELECT read, for the statement statistics.
+	read *exec.ReadSummary
 }

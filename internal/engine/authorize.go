@@ -6,6 +6,7 @@ import (
 	"github.com/partita-db/partita/internal/auth"
 	"github.com/partita-db/partita/internal/catalog"
 	"github.com/partita-db/partita/internal/cql/ast"
+	"github.com/partita-db/partita/internal/cqlerr"
 	"github.com/partita-db/partita/internal/plan"
 	"github.com/partita-db/partita/internal/systables"
 	"github.com/partita-db/partita/internal/types"
@@ -34,6 +35,11 @@ func (s *Session) authorize(p plan.Statement) error {
 		if alwaysReadable[p.Table.Keyspace] {
 			return nil
 		}
+		if p.Table.View != nil {
+			// A view is read with SELECT on its base table
+			// (SelectStatement.authorize).
+			return m.Authorize(c, auth.PermSelect, auth.TableResource(p.Table.Keyspace, p.Table.View.Base))
+		}
 		return m.Authorize(c, auth.PermSelect, table(p.Table))
 	case *plan.Modify:
 		if err := m.Authorize(c, auth.PermModify, table(p.Table)); err != nil {
@@ -42,6 +48,8 @@ func (s *Session) authorize(p plan.Statement) error {
 		if p.IsConditional() {
 			return m.Authorize(c, auth.PermSelect, table(p.Table))
 		}
+	case *plan.Explain:
+		return s.authorize(p.Select)
 	case *plan.Batch:
 		for _, st := range p.Statements {
 			if err := s.authorize(st); err != nil {
@@ -70,6 +78,17 @@ func (s *Session) authorize(p plan.Statement) error {
 		}
 	case *plan.CreateView:
 		return m.Authorize(c, auth.PermAlter, auth.TableResource(p.Spec.Keyspace, p.Spec.Base))
+	case *plan.AlterView:
+		// AlterViewStatement/DropViewStatement.authorize: ALTER on the base
+		// table; a view that does not exist is left to the statement's
+		// own error.
+		if v := s.engine.catalog.Current().Table(p.Keyspace, p.Name); v != nil && v.View != nil {
+			return m.Authorize(c, auth.PermAlter, auth.TableResource(p.Keyspace, v.View.Base))
+		}
+	case *plan.DropView:
+		if v := s.engine.catalog.Current().Table(p.Keyspace, p.Name); v != nil && v.View != nil {
+			return m.Authorize(c, auth.PermAlter, auth.TableResource(p.Keyspace, v.View.Base))
+		}
 	case *plan.CreateType:
 		return m.Authorize(c, auth.PermCreate, auth.AllTablesResource(p.Spec.Keyspace))
 	case *plan.AlterType:
@@ -126,6 +145,13 @@ func (s *Session) permissionResource(r *ast.PermissionResource) (auth.Resource, 
 		return auth.KeyspaceFunctions(ks), schema.Keyspace(ks) != nil
 	case ast.ResourceAllRoles:
 		return auth.AllRoles(), true
+	case ast.ResourceFunction:
+		// Partita runs no user-defined functions, so none exists.
+		args := make([]string, len(r.ArgTypes))
+		for i, t := range r.ArgTypes {
+			args[i] = t.String()
+		}
+		return auth.FunctionResource(ks, r.Name, args), false
 	}
 	_, ok := s.engine.auth.Role(r.Name)
 	return auth.RoleResource(r.Name), ok
@@ -147,6 +173,17 @@ func permissions(names []string) []auth.Permission {
 // runPermissions runs GRANT, REVOKE and LIST permissions.
 func (s *Session) runPermissions(ctx context.Context, stmt ast.Statement) (*Result, error) {
 	m, c := s.engine.auth, auth.Caller{Name: s.Role()}
+	var res *ast.PermissionResource
+	switch st := stmt.(type) {
+	case *ast.GrantPermissions:
+		res = &st.Resource
+	case *ast.ListPermissions:
+		res = st.Resource
+	}
+	if res != nil && res.Kind == ast.ResourceFunction && res.Keyspace == "" {
+		// FunctionResource.functionFromCql (the message's spelling is Cassandra's).
+		return nil, cqlerr.Invalidf("In this context function name must be explictly qualified by a keyspace")
+	}
 	switch st := stmt.(type) {
 	case *ast.GrantPermissions:
 		r, exists := s.permissionResource(&st.Resource)

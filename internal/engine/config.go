@@ -62,6 +62,14 @@ type Config struct {
 	// Auth configures authentication and the role manager (the
 	// authenticator option; the default superuser's password).
 	Auth auth.Options
+	// Timeouts are the request timeouts (timeout.go), Guardrails
+	// Cassandra's guardrails (guardrails.go), and the partition write-rate
+	// thresholds, writes per second to one logical partition, -1 off
+	// (writerate.go).
+	Timeouts                        Timeouts
+	Guardrails                      Guardrails
+	PartitionWriteRateWarnThreshold int64
+	PartitionWriteRateFailThreshold int64
 }
 
 // DefaultPreparedCacheBytes is the default of Config.PreparedCacheBytes.
@@ -91,6 +99,10 @@ func DefaultConfig() Config {
 		TraceMaxSessions:                  1000,
 		TraceMaxBytes:                     16 << 20,
 		// tracetype_query_ttl: 1d (cassandra.yaml).
-		TraceTTL: 24 * time.Hour,
+		TraceTTL:                        24 * time.Hour,
+		Timeouts:                        DefaultTimeouts(),
+		Guardrails:                      DefaultGuardrails(),
+		PartitionWriteRateWarnThreshold: -1,
+		PartitionWriteRateFailThreshold: -1,
 	}
 }

@@ -29,11 +29,17 @@ type Engine struct {
 	clock    monotonicClock
 	traces   *traceStore
 	auth     *auth.Manager
+	// stmtStats are the statement statistics (stmtstats.go).
+	stmtStats *statementStats
+	// peers are the other live gateways over a shared backend (peers.go).
+	peers atomic.Pointer[[]systables.Node]
 
 	mu        sync.Mutex
 	listeners []func(*catalog.Change)
 	stop      context.CancelFunc
 	done      sync.WaitGroup
+	// writeRate is the per-partition write-rate guard (nil: off).
+	writeRate *writeRate
 	// writeGate is held shared by every write while it runs; building a new
 	// index takes it exclusively for an instant to drain writes planned
 	// before the index existed.
@@ -49,7 +55,9 @@ const (
 // Open builds an engine on b: it loads the schema, registers the system
 // keyspaces and the node's identity (host id and tokens, kept in b).
 func Open(ctx context.Context, b backend.Backend, cfg Config) (*Engine, error) {
-	e := &Engine{cfg: cfg, backend: b, prepared: newPreparedCache(cfg.PreparedCacheSize, cfg.PreparedCacheBytes), traces: newTraceStore(cfg)}
+	e := &Engine{cfg: cfg, backend: b, prepared: newPreparedCache(cfg.PreparedCacheSize, cfg.PreparedCacheBytes), traces: newTraceStore(cfg),
+		stmtStats: newStatementStats(),
+		writeRate: newWriteRate(cfg.PartitionWriteRateWarnThreshold, cfg.PartitionWriteRateFailThreshold)}
 	layer, err := split.New(ctx, b)
 	if err != nil {
 		return nil, err
@@ -58,6 +66,10 @@ func Open(ctx context.Context, b backend.Backend, cfg Config) (*Engine, error) {
 	hostID, tokens, err := nodeIdentity(ctx, b, cfg)
 	if err != nil {
 		return nil, err
+	}
+	membership, shared := b.(backend.Membership)
+	if shared {
+		hostID, tokens = gatewayIdentity(cfg)
 	}
 	e.node = systables.Node{ClusterName: cfg.ClusterName, DataCenter: cfg.DataCenter, Rack: cfg.Rack,
 		ReleaseVersion: systables.DefaultReleaseVersion, CQLVersion: systables.DefaultCQLVersion, HostID: hostID,
@@ -95,6 +107,13 @@ func Open(ctx context.Context, b backend.Backend, cfg Config) (*Engine, error) {
 			layer.Run(bg, cfg.SplitTick)
 		}()
 	}
+	if shared {
+		e.done.Add(1)
+		go func() {
+			defer e.done.Done()
+			e.announce(bg, membership)
+		}()
+	}
 	if m, ok := b.(backend.Maintainer); ok && cfg.GCInterval > 0 {
 		e.done.Add(1)
 		go func() {
@@ -111,7 +130,7 @@ func Open(ctx context.Context, b backend.Backend, cfg Config) (*Engine, error) {
 }
 
 func (e *Engine) systemEnv() *systables.Env {
-	return &systables.Env{Schema: e.catalog.Current(), Node: e.node, Partita: partitaSource{e}, Traces: e.traces,
+	return &systables.Env{Schema: e.catalog.Current(), Node: e.node, Peers: e.peerNodes(), Partita: partitaSource{e}, Traces: e.traces,
 		Auth: authSource{e.auth}}
 }
 

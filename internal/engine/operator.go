@@ -82,6 +82,10 @@ func (e *Engine) LargePartitions() []systables.LargePartition {
 // SplitStatus lists the split partitions (system_partita.splits).
 func (e *Engine) SplitStatus() []systables.SplitInfo { return partitaSource{e}.Splits() }
 
+// SplitHistory lists the splits, merges and reverts
+// (system_partita.split_history).
+func (e *Engine) SplitHistory() []systables.SplitEvent { return partitaSource{e}.SplitHistory() }
+
 // StepSplits advances every migration under way until each finishes (for
 // tests and operators who do not wait for the background work).
 func (e *Engine) StepSplits(ctx context.Context, chunkRows int) error {

@@ -156,3 +156,5 @@ func (ps partitaSource) LargePartitions() []systables.LargePartition {
 	}
 	return out
 }
+
+func (ps partitaSource) Statements() []systables.StatementInfo { return ps.e.stmtStats.snapshot() }

@@ -18,6 +18,8 @@ type prepared struct {
 	query    string
 	keyspace string
 	stmt     ast.Statement
+	// normalized is the statement statistics' key (stmtstats.go).
+	normalized string
 
 	mu     sync.Mutex
 	schema *catalog.Schema

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/partita-db/partita/internal/catalog"
 	"github.com/partita-db/partita/internal/cqlerr"
@@ -96,8 +97,9 @@ func errNotInBatch() error {
 }
 
 // Batch runs a BATCH request.
-func (s *Session) Batch(ctx context.Context, b *BatchRequest) (*Result, error) {
+func (s *Session) Batch(ctx context.Context, b *BatchRequest) (res *Result, err error) {
 	e := s.engine
+	defer e.stmtStats.recordRun(s.Keyspace(), "", e.batchStatement(b), time.Now(), &res, &err)
 	ctx, tr := e.traceBatch(ctx, b)
 	if tr != nil {
 		defer e.finishTrace(tr)
@@ -145,7 +147,16 @@ func (s *Session) Batch(ctx context.Context, b *BatchRequest) (*Result, error) {
 		}
 		items = append(items, execItem{m, vals})
 	}
-	return e.runBatch(ctx, b, items)
+	if b.ClientLevels {
+		stmts := make([]*plan.Modify, len(items))
+		for i, it := range items {
+			stmts[i] = it.m
+		}
+		if err := checkLevels(e.catalog.Current(), &plan.Batch{Statements: stmts}, b.Consistency, b.SerialConsistency); err != nil {
+			return nil, err
+		}
+	}
+	return s.runBatchLimited(withLevels(ctx, b.Consistency, b.SerialConsistency), b, items)
 }
 
 // buildIndex writes the entries of a new index for the rows already in its

@@ -5,7 +5,9 @@ import (
 	"hash/fnv"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/partita-db/partita/internal/backend"
 	"github.com/partita-db/partita/internal/catalog"
 	"github.com/partita-db/partita/internal/cql/ast"
 	"github.com/partita-db/partita/internal/cql/parser"
@@ -42,7 +44,8 @@ func (s *Session) setKeyspace(ks string) {
 }
 
 // Query runs one statement given as text (QUERY).
-func (s *Session) Query(ctx context.Context, query string, opts *Options) (*Result, error) {
+func (s *Session) Query(ctx context.Context, query string, opts *Options) (res *Result, err error) {
+	defer s.engine.stmtStats.recordRun(s.Keyspace(), query, "", time.Now(), &res, &err)
 	ctx, tr := s.engine.traceQuery(ctx, query, opts)
 	if tr != nil {
 		defer s.engine.finishTrace(tr)
@@ -110,13 +113,17 @@ func (s *Session) Prepare(ctx context.Context, query string) (*Result, error) {
 		return nil, err
 	}
 	id := statementID(ks, query)
-	s.engine.prepared.put(&prepared{id: id, query: query, keyspace: ks, stmt: stmt, schema: schema, plan: p})
+	s.engine.prepared.put(&prepared{id: id, query: query, keyspace: ks, stmt: stmt, schema: schema, plan: p,
+		normalized: normalizedStatement(query)})
 	return preparedResult(id, p), nil
 }
 
 // Execute runs a prepared statement (EXECUTE).
-func (s *Session) Execute(ctx context.Context, id []byte, opts *Options) (*Result, error) {
+func (s *Session) Execute(ctx context.Context, id []byte, opts *Options) (res *Result, err error) {
 	ps := s.engine.prepared.get(id)
+	if ps != nil {
+		defer s.engine.stmtStats.recordRun(ps.keyspace, ps.query, ps.normalized, time.Now(), &res, &err)
+	}
 	ctx, tr := s.engine.traceExecute(ctx, ps, opts)
 	if tr != nil {
 		defer s.engine.finishTrace(tr)
@@ -139,7 +146,7 @@ func (s *Session) Execute(ctx context.Context, id []byte, opts *Options) (*Resul
 	if err := s.authorize(p); err != nil {
 		return nil, err
 	}
-	res, err := s.run(ctx, p, opts, fingerprintID(id), bindExecute)
+	res, err = s.run(ctx, p, opts, fingerprintID(id), bindExecute)
 	if _, isSelect := p.(*plan.Select); err == nil && isSelect && opts != nil && opts.SkipMetadata {
 		res.NoMetadata = true
 	}
@@ -235,23 +242,35 @@ func bindValues(vars []plan.BindVar, opts *Options, origin bindOrigin) ([]exec.V
 	return out, nil
 }
 
-// run executes a plan.
-func (s *Session) run(ctx context.Context, p plan.Statement, opts *Options, fp uint64, origin bindOrigin) (*Result, error) {
+// runPlan executes a plan (run, guardrails_run.go, puts it within the
+// node's limits).
+func (s *Session) runPlan(ctx context.Context, p plan.Statement, opts *Options, fp uint64, origin bindOrigin) (*Result, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
 	e := s.engine
 	switch p.(type) {
-	case *plan.Select, *plan.Modify, *plan.Batch:
+	case *plan.Select, *plan.Modify, *plan.Batch, *plan.Explain:
 	default:
 		// Other statements have no markers: any value is one too many.
 		if n := len(opts.Values); n > 0 {
 			return nil, origin.countError(0, n)
 		}
 	}
+	if opts.ClientLevels {
+		if err := checkLevels(e.catalog.Current(), p, opts.Consistency, opts.SerialConsistency); err != nil {
+			return nil, err
+		}
+	}
+	switch p.(type) {
+	case *plan.Select, *plan.Modify, *plan.Batch:
+		ctx = withLevels(ctx, opts.Consistency, opts.SerialConsistency)
+	}
 	switch p := p.(type) {
 	case *plan.Select:
 		return e.runSelect(ctx, p, opts, fp, origin)
+	case *plan.Explain:
+		return e.runExplain(ctx, p, opts, origin)
 	case *plan.Modify:
 		vals, err := bindValues(p.Vars, opts, origin)
 		if err != nil {
@@ -318,7 +337,8 @@ func (e *Engine) runSelect(ctx context.Context, p *plan.Select, opts *Options, f
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Kind: ResultRows, Columns: columns(p.Columns()), Rows: rows.Rows, PagingState: rows.PagingState, Warnings: rows.Warnings}
+	res := &Result{Kind: ResultRows, Columns: columns(p.Columns()), Rows: rows.Rows, PagingState: rows.PagingState, Warnings: rows.Warnings,
+		read: &rows.Read}
 	// Every GROUP BY query counts as an aggregation query here, with or
 	// without aggregates (SelectStatement.execute: aggregationSpecFactory).
 	if p.Selection.Aggregate || p.GroupBy {
@@ -384,22 +404,34 @@ func columns(rc []plan.ResultColumn) []Column {
 // preparedResult describes a prepared statement to the client.
 func preparedResult(id []byte, p plan.Statement) *Result {
 	res := &Result{Kind: ResultPrepared, PreparedID: id}
-	var vars []plan.BindVar
 	switch p := p.(type) {
 	case *plan.Select:
-		vars = p.Vars
 		res.Columns = columns(p.Columns())
 		res.PKIndexes = pkIndexes(p.Table.PartitionKey, p.PartitionKey)
 	case *plan.Modify:
-		vars = p.Vars
 		res.PKIndexes = pkIndexes(p.Table.PartitionKey, p.PartitionKey)
-	case *plan.Batch:
-		vars = p.Vars
+	case *plan.Explain:
+		res.Columns = explainColumns(p.Select.Table)
 	}
-	for _, v := range vars {
+	for _, v := range planVars(p) {
 		res.BindVariables = append(res.BindVariables, Column{Keyspace: v.Keyspace, Table: v.Table, Name: v.Name, Type: v.Type})
 	}
 	return res
+}
+
+// planVars are a planned statement's bind variables.
+func planVars(p plan.Statement) []plan.BindVar {
+	switch p := p.(type) {
+	case *plan.Select:
+		return p.Vars
+	case *plan.Modify:
+		return p.Vars
+	case *plan.Batch:
+		return p.Vars
+	case *plan.Explain:
+		return p.Select.Vars
+	}
+	return nil
 }
 
 // pkIndexes lists, for each partition key column, the bind marker that
@@ -416,4 +448,10 @@ func pkIndexes(cols []*catalog.Column, pk [][]*plan.Term) []uint16 {
 		out = append(out, uint16(vals[0].Bind))
 	}
 	return out
+}
+
+// withLevels carries the client's consistency levels to the backend: a
+// gateway reads and writes the cluster at them (docs/design/gateway.md).
+func withLevels(ctx context.Context, c, serial Consistency) context.Context {
+	return backend.WithLevels(ctx, backend.RequestLevels{Consistency: backend.Consistency(c), Serial: backend.Consistency(serial)})
 }

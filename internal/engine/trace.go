@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/partita-db/partita/internal/exec"
+	"github.com/partita-db/partita/internal/plan"
 	"github.com/partita-db/partita/internal/systables"
 	"github.com/partita-db/partita/internal/types"
 )
@@ -250,7 +252,37 @@ func (e *Engine) traceExecute(ctx context.Context, ps *prepared, opts *Options) 
 	if ps != nil {
 		query = ps.query
 	}
-	return e.startTrace(ctx, "Execute CQL3 prepared query", queryTraceParams(query, opts))
+	m := queryTraceParams(query, opts)
+	if ps != nil {
+		ps.mu.Lock()
+		vars := planVars(ps.plan)
+		ps.mu.Unlock()
+		addBoundVars(m, vars, opts)
+	}
+	return e.startTrace(ctx, "Execute CQL3 prepared query", m)
+}
+
+// addBoundVars records an EXECUTE's values as Cassandra does
+// (ExecuteMessage.traceQuery): bound_var_<i>_<name> = the value as a CQL
+// literal, cut after 1,000 characters.
+func addBoundVars(m map[string]string, vars []plan.BindVar, opts *Options) {
+	vals, err := bindValues(vars, opts, bindExecute)
+	if err != nil {
+		return // the request fails with the error; its trace has no values
+	}
+	for i, v := range vars {
+		lit := "null"
+		switch {
+		case vals[i].Unset:
+			lit = "unset"
+		case vals[i].Bytes != nil:
+			lit = types.FormatLiteral(v.Type, vals[i].Bytes)
+		}
+		if len(lit) > 1000 {
+			lit = lit[:1000] + "...'"
+		}
+		m[fmt.Sprintf("bound_var_%d_%s", i, v.Name)] = lit
+	}
 }
 
 func (e *Engine) traceBatch(ctx context.Context, b *BatchRequest) (context.Context, *activeTrace) {

@@ -182,8 +182,38 @@ func TestTraceSplitPartition(t *testing.T) {
 	}
 	acts, _ := traceEvents(t, s, traced(t, s, "SELECT * FROM ks.t WHERE k = 2"))
 	got := strings.Join(acts, "\n")
-	if !regexp.MustCompile(`Split partition \(epoch \d+\): [2-9]\d* children, reading those the slices overlap`).MatchString(got) ||
-		!strings.Contains(got, "Read 40 live rows and 0 tombstone cells") {
-		t.Errorf("events of a split partition's read:\n%s", got)
+	m := regexp.MustCompile(`Split partition \(epoch \d+\): ([2-9]\d*) children, the slices open (\d+) of them`).FindStringSubmatch(got)
+	if m == nil || m[1] != m[2] || !strings.Contains(got, "Read 40 live rows and 0 tombstone cells") {
+		t.Errorf("events of a split partition's whole read:\n%s", got)
+	}
+	// A slice of the first rows opens the first child only.
+	acts, _ = traceEvents(t, s, traced(t, s, "SELECT * FROM ks.t WHERE k = 2 AND c < 2"))
+	got = strings.Join(acts, "\n")
+	if !regexp.MustCompile(`Split partition \(epoch \d+\): [2-9]\d* children, the slices open 1 of them`).MatchString(got) ||
+		!strings.Contains(got, "Read 2 live rows and 0 tombstone cells") {
+		t.Errorf("events of a split partition's slice:\n%s", got)
+	}
+}
+
+// A traced conditional update says what its Paxos round would: the read
+// of the current values and whether the condition held
+// (service/StorageProxy.cas's trace points), for single statements and
+// conditional batches.
+func TestTraceLWT(t *testing.T) {
+	h := cqltest.New(t)
+	s := h.Session
+	mustExec(t, s, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.t (k int, c int, v int, PRIMARY KEY (k, c))",
+		"INSERT INTO ks.t (k, c, v) VALUES (1, 1, 1)")
+	for _, tc := range []struct{ stmt, want string }{
+		{"UPDATE ks.t SET v = 2 WHERE k = 1 AND c = 1 IF v = 1", "Reading existing values for CAS precondition\nCAS precondition is met; proposing client-requested updates\n.*CAS successful"},
+		{"UPDATE ks.t SET v = 3 WHERE k = 1 AND c = 1 IF v = 1", "Reading existing values for CAS precondition\nCAS precondition does not match current values"},
+		{"BEGIN BATCH UPDATE ks.t SET v = 4 WHERE k = 1 AND c = 1 IF v = 2; INSERT INTO ks.t (k, c, v) VALUES (1, 2, 0) APPLY BATCH",
+			"Reading existing values for CAS precondition\nCAS precondition is met; proposing client-requested updates\n.*CAS successful"},
+	} {
+		acts, _ := traceEvents(t, s, traced(t, s, tc.stmt))
+		if got := strings.Join(acts, "\n"); !regexp.MustCompile("(?s)" + tc.want).MatchString(got) {
+			t.Errorf("%s: events\n%s", tc.stmt, got)
+		}
 	}
 }

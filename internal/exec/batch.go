@@ -13,6 +13,7 @@ import (
 	"github.com/partita-db/partita/internal/cql/ast"
 	"github.com/partita-db/partita/internal/cqlerr"
 	"github.com/partita-db/partita/internal/plan"
+	"github.com/partita-db/partita/internal/split"
 	"github.com/partita-db/partita/internal/types"
 )
 
@@ -114,11 +115,12 @@ func batchMutations(items []BatchItem, ctxs []*writeContext) ([]backend.Mutation
 // other, each stamped above the total it read, so that two increments of
 // one counter add up.
 func (x *Executor) readingBatch(ctx context.Context, typ ast.BatchType, items []BatchItem, ctxs []*writeContext, req *Request) ([]string, error) {
-	unlock, err := x.lockItems(items, ctxs)
+	ctx = backend.WithReadModifyWrite(ctx)
+	lock, err := x.lockItems(ctx, items, ctxs)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
+	defer lock.Unlock()
 	for i, it := range items {
 		if it.Modify.NeedsRead() {
 			if err := x.readFor(ctx, ctxs[i], it.Modify); err != nil {
@@ -126,7 +128,10 @@ func (x *Executor) readingBatch(ctx context.Context, typ ast.BatchType, items []
 			}
 		}
 	}
-	ts := req.lockedTimestamp(rmwList, backend.NoTimestamp)
+	ts, err := lock.Timestamp(ctx, req.lockedTimestamp(rmwList, backend.NoTimestamp))
+	if err != nil {
+		return nil, err
+	}
 	for _, w := range ctxs {
 		w.timestamp = ts
 	}
@@ -139,14 +144,28 @@ func (x *Executor) readingBatch(ctx context.Context, typ ast.BatchType, items []
 		return nil, err
 	}
 	if !items[0].Modify.Table.IsCounter {
-		return warnings, x.applyMaintained(ctx, batchModifies(items), muts, ctxs[0].now, true)
+		if err := x.applyMaintained(ctx, batchModifies(items), muts, ctxs[0].now, true); err != nil {
+			return nil, err
+		}
+		return warnings, lock.Release(ctx, true)
+	}
+	if err := checkWrite(ctx, batchModifies(items), muts); err != nil {
+		return nil, err
 	}
 	for i, it := range items {
+		if i == 1 {
+			// The increments are applied one statement after the other:
+			// once the first is in, the rest are no longer abandoned at
+			// the request's timeout.
+			ctx = context.WithoutCancel(ctx)
+		}
 		w := ctxs[i]
 		if err := x.readFor(ctx, w, it.Modify); err != nil {
 			return nil, err
 		}
-		w.timestamp = req.lockedTimestamp(rmwCounter, w.current.newest())
+		if w.timestamp, err = lock.Timestamp(ctx, req.lockedTimestamp(rmwCounter, w.current.newest())); err != nil {
+			return nil, err
+		}
 		ms, err := w.mutations(it.Modify)
 		if err != nil {
 			return nil, err
@@ -155,10 +174,10 @@ func (x *Executor) readingBatch(ctx context.Context, typ ast.BatchType, items []
 			return nil, err
 		}
 	}
-	return warnings, nil
+	return warnings, lock.Release(ctx, true)
 }
 
-func (x *Executor) lockItems(items []BatchItem, ctxs []*writeContext) (func(), error) {
+func (x *Executor) lockItems(ctx context.Context, items []BatchItem, ctxs []*writeContext) (*split.PartitionLock, error) {
 	var logical []backend.LogicalPartition
 	for i, it := range items {
 		pks, err := ctxs[i].partitionKeys(it.Modify.Table, it.Modify.PartitionKey)
@@ -169,7 +188,7 @@ func (x *Executor) lockItems(items []BatchItem, ctxs []*writeContext) (func(), e
 			logical = append(logical, pk.logical)
 		}
 	}
-	return x.store.LockPartitions(logical), nil
+	return x.lockPartitions(ctx, logical)
 }
 
 // readFor reads what statement m needs to see.
@@ -203,14 +222,19 @@ func (x *Executor) apply(ctx context.Context, muts []backend.Mutation) error {
 // (BatchStatement.executeWithConditions), at one timestamp chosen above
 // everything the statements read (Request.lockedTimestamp).
 func (x *Executor) conditionalBatch(ctx context.Context, items []BatchItem, ctxs []*writeContext, req *Request) (*Rows, []string, error) {
-	unlock, err := x.lockItems(items, ctxs)
+	ctx = backend.WithReadModifyWrite(ctx)
+	lock, err := x.lockItems(ctx, items, ctxs)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer unlock()
+	defer lock.Unlock()
 	cas, err := newCASRequest(items, ctxs)
 	if err != nil {
 		return nil, nil, err
+	}
+	tr := TraceFrom(ctx)
+	if tr != nil {
+		tr.Event("Reading existing values for CAS precondition")
 	}
 	newest := backend.NoTimestamp
 	for i, it := range items {
@@ -224,11 +248,18 @@ func (x *Executor) conditionalBatch(ctx context.Context, items []BatchItem, ctxs
 	if err != nil {
 		return nil, nil, err
 	}
+	traceCAS(tr, applied)
 	if !applied {
 		res, err := x.casFailure(ctx, cas, ctxs[0].now)
+		if err == nil {
+			err = lock.Release(ctx, false)
+		}
 		return res, nil, err
 	}
-	ts := req.lockedTimestamp(rmwConditional, newest)
+	ts, err := lock.Timestamp(ctx, req.lockedTimestamp(rmwConditional, newest))
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, w := range ctxs {
 		w.timestamp = ts
 	}
@@ -241,6 +272,12 @@ func (x *Executor) conditionalBatch(ctx context.Context, items []BatchItem, ctxs
 	}
 	if err := x.applyMaintained(ctx, batchModifies(items), muts, ctxs[0].now, true); err != nil {
 		return nil, nil, err
+	}
+	if err := lock.Release(ctx, true); err != nil {
+		return nil, nil, err
+	}
+	if tr != nil {
+		tr.Event("CAS successful")
 	}
 	return appliedResult(cas.table, true), nil, nil
 }

@@ -79,6 +79,16 @@ type Rows struct {
 	Rows        [][][]byte
 	PagingState []byte
 	Warnings    []string
+	// Read says what a SELECT read to answer (for statement statistics).
+	Read ReadSummary
+}
+
+// ReadSummary is what one SELECT read: rows read (live rows, and rows read
+// and checked against filters), tombstones passed, partitions entered, and
+// how: a range scan, an index lookup, filtering.
+type ReadSummary struct {
+	Rows, Tombstones, Partitions int64
+	Range, Index, Filtering      bool
 }
 
 // Modify runs an INSERT, UPDATE or DELETE. A conditional statement returns

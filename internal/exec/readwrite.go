@@ -189,11 +189,19 @@ func (x *Executor) modifyWithRead(ctx context.Context, w *writeContext, m *plan.
 	for i, pk := range pks {
 		logical[i] = pk.logical
 	}
-	unlock := x.store.LockPartitions(logical)
-	defer unlock()
+	ctx = backend.WithReadModifyWrite(ctx)
+	lock, err := x.lockPartitions(ctx, logical)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
 	_, cks, err := w.keysOf(m)
 	if err != nil {
 		return nil, err
+	}
+	tr := TraceFrom(ctx)
+	if tr != nil && m.IsConditional() {
+		tr.Event("Reading existing values for CAS precondition")
 	}
 	w.current, err = x.readCurrent(ctx, m.Table, pks, cks, w.now)
 	if err != nil {
@@ -204,11 +212,20 @@ func (x *Executor) modifyWithRead(ctx context.Context, w *writeContext, m *plan.
 		if err != nil {
 			return nil, err
 		}
+		traceCAS(tr, applied)
 		if !applied {
-			return x.statementCASFailure(ctx, w, m, pks[0], cks)
+			res, err := x.statementCASFailure(ctx, w, m, pks[0], cks)
+			if err == nil {
+				err = lock.Release(ctx, false)
+			}
+			return res, err
 		}
 	}
-	w.timestamp = req.lockedTimestamp(rmwKindOf(m), w.current.newest())
+	// Over several gateways the lock's timestamp is raised above what an
+	// earlier holder of the partition's lease may write (lease fencing).
+	if w.timestamp, err = lock.Timestamp(ctx, req.lockedTimestamp(rmwKindOf(m), w.current.newest())); err != nil {
+		return nil, err
+	}
 	muts, err := w.mutations(m)
 	if err != nil {
 		return nil, err
@@ -221,7 +238,14 @@ func (x *Executor) modifyWithRead(ctx context.Context, w *writeContext, m *plan.
 	if err := x.applyMaintained(ctx, []*plan.Modify{m}, muts, w.now, true); err != nil {
 		return nil, err
 	}
+	// Done only once the lease is known to have outlived the write.
+	if err := lock.Release(ctx, true); err != nil {
+		return nil, err
+	}
 	if m.IsConditional() {
+		if tr != nil {
+			tr.Event("CAS successful")
+		}
 		return appliedResult(m.Table, true), nil
 	}
 	return nil, nil

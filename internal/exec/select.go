@@ -57,12 +57,26 @@ type selectRun struct {
 	namedKeys    []partitionKey
 	keysResolved bool
 
-	agg        *aggregation
-	tombstones int64
-	liveRows   int64
-	wantStatic bool
+	agg *aggregation
+	// scratch and ckScratch are the row view and clustering values onRow
+	// reuses from row to row when there is no aggregation.
+	scratch   rowView
+	ckScratch [][]byte
+	// valueBlock is what is left of rowValues' block, nextBlockRows the
+	// rows its next block holds.
+	valueBlock    [][]byte
+	nextBlockRows int
+	tombstones    int64
+	liveRows      int64
+	wantStatic    bool
 	// scanned counts rows read and checked against filters.
 	scanned int64
+	// partitions counts the partitions entered (ReadSummary).
+	partitions int64
+	// ctx is the request's: a read past its deadline stops (visited
+	// counts the rows between two looks at it, guard.go).
+	ctx     context.Context
+	visited int
 }
 
 // filterWarnRows is how many rows a filtering query may read before its
@@ -76,7 +90,7 @@ const filterWarnRatio = 10
 // Select runs a SELECT and returns one page.
 func (x *Executor) Select(ctx context.Context, p *plan.Select, req *Request) (*Rows, error) {
 	ev := &evaluator{values: req.Values}
-	r := &selectRun{x: x, p: p, ev: ev, now: req.now().Unix(), remaining: -1, perPartLim: -1, maxBytes: x.limits.MaxPageBytes}
+	r := &selectRun{x: x, p: p, ev: ev, now: req.now().Unix(), remaining: -1, perPartLim: -1, maxBytes: x.limits.MaxPageBytes, ctx: ctx}
 	var err error
 	if r.remaining, err = ev.limit(p.Limit); err != nil {
 		return nil, err
@@ -174,7 +188,10 @@ func (e *evaluator) limit(t *plan.Term) (int64, error) {
 }
 
 func (r *selectRun) finish(req *Request) (*Rows, error) {
-	res := &Rows{Columns: r.p.Columns()}
+	res := &Rows{Columns: r.p.Columns(), Read: ReadSummary{Rows: max(r.liveRows, r.scanned), Tombstones: r.tombstones,
+		Partitions: r.partitions, Range: r.p.PartitionKey == nil && r.p.Index == nil && !r.p.Table.Virtual,
+		Index: r.p.Index != nil}}
+	res.Read.Filtering = len(r.filters) > 0 || r.p.AllowFiltering && res.Read.Range
 	if r.agg != nil {
 		rows, err := r.agg.result(r)
 		if err != nil {
@@ -397,7 +414,7 @@ func resumeSlices(slices []backend.Slice, last []byte, reverse bool) []backend.S
 func (r *selectRun) readPartition(ctx context.Context, k partitionKey, slices []backend.Slice) error {
 	tr := TraceFrom(ctx)
 	if tr != nil {
-		traceSinglePartition(tr, r.x, r.p.Table.Name, k)
+		traceSinglePartition(tr, r.x, r.p.Table.Name, k, slices)
 	}
 	it, err := r.x.store.Read(ctx, backend.ReadCommand{Partition: k.logical.Physical(backend.HomeShard),
 		Slices: slices, Reverse: r.p.Reversed, Static: r.wantStatic, Now: r.now})
@@ -605,6 +622,7 @@ func (r *selectRun) beginPartition(components [][]byte, key []byte) {
 	r.pkKey = append(r.pkKey[:0], key...)
 	r.static = nil
 	r.partEmitted, r.partRead, r.partitionDone = 0, 0, false
+	r.partitions++
 }
 
 // partitionFull reports that no further row of the current partition can
@@ -623,6 +641,11 @@ func (r *selectRun) partitionFull() bool {
 
 // onRow handles one row from storage (the static row comes first).
 func (r *selectRun) onRow(row *backend.Row) error {
+	if r.visited++; r.visited%deadlineCheckRows == 0 && r.ctx != nil {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+	}
 	if row.Clustering == nil {
 		r.partRead++
 		st := *row
@@ -642,11 +665,23 @@ func (r *selectRun) onRow(row *backend.Row) error {
 		}
 		return r.emit(v)
 	}
-	ck, err := decodeClustering(r.p.Table, row.Clustering, nil)
+	// ckScratch stays nil under an aggregation, which may keep a row's
+	// view and values past emit.
+	ck, err := decodeClustering(r.p.Table, row.Clustering, r.ckScratch)
 	if err != nil {
 		return err
 	}
-	v := r.view(row, ck)
+	var v *rowView
+	if r.agg == nil {
+		// Without an aggregation, emit copies what it keeps out of the
+		// view (project's values, the clustering key for paging) before
+		// the next row: one view and one clustering slice serve every row.
+		r.ckScratch = ck
+		r.scratch = r.viewOf(row, ck)
+		v = &r.scratch
+	} else {
+		v = r.view(row, ck)
+	}
 	r.scanned++
 	for i := range r.filters {
 		if !r.filters[i].matches(v) {
@@ -657,7 +692,12 @@ func (r *selectRun) onRow(row *backend.Row) error {
 }
 
 func (r *selectRun) view(row *backend.Row, ck [][]byte) *rowView {
-	v := &rowView{table: r.p.Table, pk: r.pk, pkKey: r.pkKey, ck: ck, row: row, static: r.static, now: r.now}
+	v := r.viewOf(row, ck)
+	return &v
+}
+
+func (r *selectRun) viewOf(row *backend.Row, ck [][]byte) rowView {
+	v := rowView{table: r.p.Table, pk: r.pk, pkKey: r.pkKey, ck: ck, row: row, static: r.static, now: r.now}
 	if row != nil {
 		v.ckKey = row.Clustering
 	}
@@ -710,6 +750,9 @@ func (r *selectRun) emit(v *rowView) error {
 	if err != nil {
 		return err
 	}
+	if r.out == nil && r.pageCapacity() > 0 {
+		r.out = make([][][]byte, 0, r.pageCapacity())
+	}
 	r.out = append(r.out, row)
 	for _, c := range row {
 		r.bytes += len(c) + 4
@@ -734,10 +777,47 @@ func (r *selectRun) emit(v *rowView) error {
 	return nil
 }
 
+// Bounds of what a page preallocates: rows up to its LIMIT (a read without
+// one grows as append grows it), and value slices in blocks of rows that
+// double from one row, or from the LIMIT, up to valueBlockRows.
+const (
+	maxPresizedRows = 1024
+	valueBlockRows  = 32
+)
+
+// pageCapacity is the rows a page with a LIMIT can hold, 0 without one.
+func (r *selectRun) pageCapacity() int {
+	if r.remaining <= 0 {
+		return 0
+	}
+	n := min(r.remaining, maxPresizedRows)
+	if r.pageSize > 0 {
+		n = min(n, int64(r.pageSize))
+	}
+	return int(n)
+}
+
+// rowValues returns a row of n values, cut from a block shared by rows of
+// the page (each row's capacity ends at its own values, so no append
+// reaches the next row's).
+func (r *selectRun) rowValues(n int) [][]byte {
+	if len(r.valueBlock) < n {
+		rows := r.nextBlockRows
+		if rows == 0 {
+			rows = max(1, min(r.pageCapacity(), valueBlockRows))
+		}
+		r.nextBlockRows = min(2*rows, valueBlockRows)
+		r.valueBlock = make([][]byte, n*rows)
+	}
+	row := r.valueBlock[:n:n]
+	r.valueBlock = r.valueBlock[n:]
+	return row
+}
+
 // project computes the selected values of a row.
 func (r *selectRun) project(v *rowView) ([][]byte, error) {
 	sels := r.p.Selection.Visible()
-	row := make([][]byte, len(sels))
+	row := r.rowValues(len(sels))
 	for i, s := range sels {
 		val, err := r.ev.selectValue(s, v)
 		if err != nil {

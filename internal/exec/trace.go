@@ -87,11 +87,24 @@ func (t *Trace) Start() time.Time { return t.start }
 // trace, nil when untraced; the activities follow Cassandra's where it has
 // one (db/SinglePartitionReadCommand, db/ReadCommand, db/Keyspace.applyInternal).
 
-func traceSinglePartition(tr *Trace, x *Executor, table string, k partitionKey) {
+func traceSinglePartition(tr *Trace, x *Executor, table string, k partitionKey, slices []backend.Slice) {
 	tr.Event("Executing single-partition query on " + table)
 	if s := x.store.State(k.logical); s != nil {
-		tr.Eventf("Split partition (epoch %d): %d children, reading those the slices overlap",
-			s.Epoch, len(s.Current.AllShards()))
+		tr.Eventf("Split partition (epoch %d): %d children, the slices open %d of them",
+			s.Epoch, len(s.Current.AllShards()), len(s.ShardsRead(slices)))
+	}
+}
+
+// traceCAS records a condition's outcome as Cassandra's Paxos round does
+// (service/StorageProxy.cas); Partita has no ballot to name.
+func traceCAS(tr *Trace, applied bool) {
+	if tr == nil {
+		return
+	}
+	if applied {
+		tr.Event("CAS precondition is met; proposing client-requested updates")
+	} else {
+		tr.Event("CAS precondition does not match current values")
 	}
 }
 

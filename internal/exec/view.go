@@ -49,7 +49,10 @@ type viewedTable struct {
 // applyMaintained applies muts with the view rows they change. ms are the
 // statements the mutations come from; locked says the caller already holds
 // the base partitions' locks.
-func (x *Executor) applyMaintained(ctx context.Context, ms []*plan.Modify, muts []backend.Mutation, now int64, locked bool) error {
+func (x *Executor) applyMaintained(ctx context.Context, ms []*plan.Modify, muts []backend.Mutation, now int64, locked bool) (err error) {
+	if err := checkWrite(ctx, ms, muts); err != nil {
+		return err
+	}
 	bases := map[backend.TableID]viewedTable{}
 	for _, m := range ms {
 		if len(m.Views) > 0 {
@@ -66,8 +69,17 @@ func (x *Executor) applyMaintained(ctx context.Context, ms []*plan.Modify, muts 
 				logical = append(logical, muts[i].Partition.LogicalPartition)
 			}
 		}
-		unlock := x.store.LockPartitions(logical)
-		defer unlock()
+		ctx = backend.WithReadModifyWrite(ctx)
+		lock, lockErr := x.lockPartitions(ctx, logical)
+		if lockErr != nil {
+			return lockErr
+		}
+		defer lock.Unlock()
+		defer func() {
+			if err == nil {
+				err = lock.Release(ctx, true)
+			}
+		}()
 	}
 	var extra []backend.Mutation
 	var written []*baseRows
@@ -88,7 +100,9 @@ func (x *Executor) applyMaintained(ctx context.Context, ms []*plan.Modify, muts 
 	if err := x.apply(ctx, append(muts, mergeMutations(extra)...)); err != nil {
 		return err
 	}
-	return x.correctViews(ctx, written, now)
+	// The write is in: its view corrections run to the end even past the
+	// request's timeout.
+	return x.correctViews(context.WithoutCancel(ctx), written, now)
 }
 
 // baseRows is what viewMutations computed for one base mutation: the rows

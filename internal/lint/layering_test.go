@@ -34,8 +34,10 @@ var allowed = map[string][]string{
 	"internal/auth":     {"internal/backend", "internal/cqlerr"},
 	"internal/describe": {"internal/catalog", "internal/cql/ast", "internal/types", "internal/cqlerr"},
 	"internal/engine": {"internal/auth", "internal/cql/parser", "internal/cql/ast", "internal/plan", "internal/exec", "internal/catalog",
-		"internal/systables", "internal/split", "internal/backend", "internal/describe", "internal/types", "internal/token", "internal/cqlerr"},
+		"internal/systables", "internal/split", "internal/backend", "internal/describe", "internal/types", "internal/token", "internal/cqlerr",
+		"internal/advisor"},
 	"internal/metrics": {},
+	"internal/advisor": {},
 	"internal/server":  {"internal/protocol", "internal/engine", "internal/catalog", "internal/metrics", "internal/types", "internal/cqlerr"},
 	"internal/config":  {"internal/engine", "internal/server"},
 

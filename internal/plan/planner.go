@@ -36,8 +36,24 @@ func Plan(stmt ast.Statement, schema *catalog.Schema, keyspace string) (Statemen
 		return &Use{Keyspace: s.Keyspace}, nil
 	case *ast.Describe:
 		return &Describe{Stmt: s, Keyspace: keyspace}, nil
+	case *ast.Explain:
+		sel, ok := s.Statement.(*ast.Select)
+		if !ok {
+			return nil, cqlerr.Invalidf("EXPLAIN supports SELECT statements only")
+		}
+		inner, err := p.planSelect(sel)
+		if err != nil {
+			return nil, err
+		}
+		return &Explain{Select: inner}, nil
 	}
 	return p.planSchema(stmt)
+}
+
+// Explain is EXPLAIN SELECT ...: the select's plan, described rather than
+// run. Its bind variables are the select's.
+type Explain struct {
+	Select *Select
 }
 
 // Describe is a DESCRIBE statement; package describe renders it.

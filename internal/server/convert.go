@@ -15,6 +15,7 @@ func engineOptions(p *protocol.QueryParameters) engine.Options {
 		Values:            engineValues(p.Values),
 		SkipMetadata:      p.SkipMetadata(),
 		SerialConsistency: engine.Consistency(p.SerialConsistency),
+		ClientLevels:      true,
 	}
 	if p.Has(protocol.FlagNamesForValues) {
 		o.Names = p.Names
@@ -49,6 +50,7 @@ func engineBatch(b *protocol.Batch) *engine.BatchRequest {
 		Statements:        make([]engine.BatchStatement, len(b.Statements)),
 		Consistency:       engine.Consistency(b.Consistency),
 		SerialConsistency: engine.Consistency(b.SerialConsistency),
+		ClientLevels:      true,
 	}
 	if b.Has(protocol.FlagDefaultTimestamp) {
 		r.Timestamp, r.HasTimestamp = b.Timestamp, true

@@ -21,14 +21,14 @@ func TestEngineOptions(t *testing.T) {
 		{
 			name: "no flags",
 			in:   protocol.QueryParameters{Consistency: protocol.One, SerialConsistency: protocol.Serial},
-			want: engine.Options{Consistency: engine.One, SerialConsistency: engine.Serial},
+			want: engine.Options{ClientLevels: true, Consistency: engine.One, SerialConsistency: engine.Serial},
 		},
 		{
 			// gocql: page size 5000 and a default timestamp (flags 0x24).
 			name: "gocql query",
 			in: protocol.QueryParameters{Consistency: protocol.One, Flags: protocol.FlagPageSize | protocol.FlagDefaultTimestamp,
 				PageSize: 5000, Timestamp: 1700000000000000, SerialConsistency: protocol.Serial},
-			want: engine.Options{Consistency: engine.One, PageSize: 5000, Timestamp: 1700000000000000, HasTimestamp: true,
+			want: engine.Options{ClientLevels: true, Consistency: engine.One, PageSize: 5000, Timestamp: 1700000000000000, HasTimestamp: true,
 				SerialConsistency: engine.Serial},
 		},
 		{
@@ -38,7 +38,7 @@ func TestEngineOptions(t *testing.T) {
 					protocol.FlagSerialConsistency | protocol.FlagSkipMetadata,
 				Values: values, Names: []string{"a", "b", "c"}, PagingState: []byte{9},
 				SerialConsistency: protocol.LocalSerial},
-			want: engine.Options{Consistency: engine.LocalQuorum, Values: engineVals, Names: []string{"a", "b", "c"},
+			want: engine.Options{ClientLevels: true, Consistency: engine.LocalQuorum, Values: engineVals, Names: []string{"a", "b", "c"},
 				SkipMetadata: true, PagingState: []byte{9}, SerialConsistency: engine.LocalSerial},
 		},
 		{
@@ -46,7 +46,7 @@ func TestEngineOptions(t *testing.T) {
 			name: "stale fields without flags",
 			in: protocol.QueryParameters{Consistency: protocol.Quorum, PageSize: 10, PagingState: []byte{1},
 				Timestamp: 5, Names: []string{"x"}, SerialConsistency: protocol.Serial},
-			want: engine.Options{Consistency: engine.Quorum, SerialConsistency: engine.Serial},
+			want: engine.Options{ClientLevels: true, Consistency: engine.Quorum, SerialConsistency: engine.Serial},
 		},
 	}
 	for _, tc := range tests {
@@ -75,6 +75,7 @@ func TestEngineBatch(t *testing.T) {
 			{ID: []byte{0xca, 0xfe}, Values: []engine.Value{{Unset: true}}},
 		},
 		Consistency: engine.Quorum, SerialConsistency: engine.LocalSerial, Timestamp: 42, HasTimestamp: true,
+		ClientLevels: true,
 	}
 	if got := engineBatch(in); !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)

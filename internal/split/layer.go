@@ -38,6 +38,9 @@ type Layer struct {
 	// before it is tried again.
 	pauseAfterError time.Duration
 	log             Logger
+	// shared is set over a backend whose split states several gateways
+	// share (shared.go).
+	shared *sharedMode
 }
 
 // Logger receives the layer's operational messages.
@@ -50,7 +53,12 @@ func New(ctx context.Context, b backend.Backend) (*Layer, error) {
 	l := &Layer{backend: b, seed: maphash.MakeSeed(), stats: newStatsTable(100_000), paused: map[string]time.Time{},
 		pauseAfterError: 10 * time.Second,
 		policy:          func(backend.TableID) Policy { return Policy{} }}
-	if err := l.reg.load(ctx, b); err != nil {
+	if ss, ok := b.(backend.SharedStates); ok {
+		if _, _, shared := ss.StateLeases(); shared {
+			l.shared = newSharedMode(ss)
+		}
+	}
+	if err := l.loadStates(ctx); err != nil {
 		return nil, err
 	}
 	if err := l.stats.loadMeasures(ctx, b); err != nil {
@@ -98,18 +106,27 @@ func (l *Layer) rlock(ps []backend.LogicalPartition) func() {
 }
 
 // LockPartitions takes the read-modify-write locks of logical partitions
-// (invariant 2), in a fixed order so that concurrent callers cannot
-// deadlock, and returns their release.
-func (l *Layer) LockPartitions(ps []backend.LogicalPartition) func() {
+// (invariant 2): the in-process stripes, in a fixed order so that
+// concurrent callers cannot deadlock, then, when the backend is shared by
+// several processes (backend.PartitionLocker), the partitions' cluster-wide
+// leases, sorted by (table, token, key) so that processes cannot deadlock
+// either. The caller stamps its write through the lock's Timestamp and ends
+// with Release (reporting whether it wrote), or Unlock on error paths.
+func (l *Layer) LockPartitions(ctx context.Context, ps []backend.LogicalPartition, levels backend.RequestLevels) (*PartitionLock, error) {
 	held := l.stripes(ps)
 	for _, s := range held {
 		l.rmw[s].Lock()
 	}
-	return func() {
-		for _, s := range held {
-			l.rmw[s].Unlock()
+	lock := &PartitionLock{layer: l, stripes: held}
+	if locker, ok := l.backend.(backend.PartitionLocker); ok && len(ps) > 0 {
+		lease, err := locker.LeasePartitions(ctx, sortedDistinct(ps), levels)
+		if err != nil {
+			lock.Unlock()
+			return nil, err
 		}
+		lock.lease = lease
 	}
+	return lock, nil
 }
 
 // Apply routes each mutation to the physical partitions that own its
@@ -120,6 +137,9 @@ func (l *Layer) Apply(ctx context.Context, b *backend.WriteBatch) error {
 	logical := make([]backend.LogicalPartition, len(b.Mutations))
 	for i := range b.Mutations {
 		logical[i] = b.Mutations[i].Partition.LogicalPartition
+	}
+	if l.shared != nil {
+		return l.applyShared(ctx, b, logical)
 	}
 	for {
 		unlock := l.rlock(logical)

@@ -38,10 +38,15 @@ func (l *Layer) mover() (backend.Mover, error) {
 // moved yet). It fails if one is already under way.
 func (l *Layer) Start(ctx context.Context, p Plan) (*State, error) {
 	defer l.lockSteps(p.Partition)()
-	cur := l.reg.get(p.Partition)
+	if l.shared != nil {
+		if _, err := l.leased(ctx); err != nil {
+			return nil, err
+		}
+	}
+	cur, epoch := l.reg.getWithEpoch(p.Partition)
 	var s *State
 	if cur == nil {
-		s = &State{Partition: p.Partition, Current: Unsplit(), NextShard: 1}
+		s = &State{Partition: p.Partition, Current: Unsplit(), NextShard: 1, rowEpoch: epoch}
 	} else {
 		if cur.Migration != nil {
 			return nil, fmt.Errorf("split: a %s of this partition is already under way", cur.Migration.Purpose)
@@ -64,7 +69,7 @@ func (l *Layer) Start(ctx context.Context, p Plan) (*State, error) {
 	}
 	s.Epoch++
 	s.Migration = &Migration{Target: p.Target, Cursor: []byte{}, Purpose: p.Purpose, Strategy: p.Strategy,
-		Reason: p.Reason, StartedAt: time.Now().UnixMicro(), RowsBefore: rows, ChecksumBefore: sum}
+		Reason: p.Reason, StartedAt: time.Now().UnixMicro(), RowsBefore: rows, ChecksumBefore: sum, Owner: l.Gateway()}
 	if err := l.persist(ctx, s, nil); err != nil {
 		return nil, err
 	}
@@ -91,6 +96,11 @@ func (l *Layer) lockExclusive(p backend.LogicalPartition) func() {
 // persist writes s (and the moved data, if any) in one batch and then
 // publishes it.
 func (l *Layer) persist(ctx context.Context, s *State, move *backend.MoveCommand) error {
+	if l.shared != nil && move == nil {
+		// Shared states are changed only by compare-and-set (shared.go S1);
+		// steps that move data take stepShared instead.
+		return l.commitShared(ctx, s)
+	}
 	mw, err := encodeState(s)
 	if err != nil {
 		return err
@@ -121,6 +131,9 @@ type StepResult struct {
 	Rows, Bytes int64
 	// Done: the migration finished (or a revert completed) with this step.
 	Done bool
+	// Busy: another gateway drives this migration (shared states); nothing
+	// was done.
+	Busy bool
 }
 
 // Step moves up to maxRows rows of a partition's migration, in one atomic
@@ -131,6 +144,9 @@ type StepResult struct {
 // target map.
 func (l *Layer) Step(ctx context.Context, p backend.LogicalPartition, maxRows int) (StepResult, error) {
 	defer l.lockSteps(p)()
+	if l.shared != nil {
+		return l.stepShared(ctx, p, maxRows)
+	}
 	cur := l.reg.get(p)
 	if cur == nil || cur.Migration == nil {
 		return StepResult{Done: true}, nil

@@ -27,6 +27,9 @@ func (l *Layer) Read(ctx context.Context, cmd backend.ReadCommand) (backend.RowI
 // read opens the iterators of a logical read under the partition's routing
 // stripe, after any step moving a range the read overlaps has committed.
 func (l *Layer) read(ctx context.Context, cmd backend.ReadCommand) (backend.RowIterator, error) {
+	if l.shared != nil {
+		return l.readShared(ctx, cmd)
+	}
 	p := cmd.Partition.LogicalPartition
 	stripe := l.stripe(p)
 	for {

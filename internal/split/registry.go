@@ -15,6 +15,10 @@ import (
 type registry struct {
 	mu     sync.RWMutex
 	states map[string]*State
+	// epochs holds, with shared states, the row epoch of every state row
+	// seen, split or back to unsplit, so that an older read never replaces
+	// a newer state and a change is made from the epoch it was decided on.
+	epochs map[string]uint64
 }
 
 func logicalKey(p backend.LogicalPartition) string { return string(stateKey(p)) }
@@ -33,6 +37,38 @@ func (r *registry) put(s *State) {
 		return
 	}
 	r.states[logicalKey(s.Partition)] = s
+}
+
+// getWithEpoch returns a partition's state (nil: unsplit) and the epoch of
+// its shared state row, read together.
+func (r *registry) getWithEpoch(p backend.LogicalPartition) (*State, uint64) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	key := logicalKey(p)
+	return r.states[key], r.epochs[key]
+}
+
+// putShared installs the state of a shared row (s nil or unsplit: the
+// partition is unsplit) unless the registry holds a newer epoch already; it
+// reports whether it did.
+func (r *registry) putShared(p backend.LogicalPartition, s *State, epoch uint64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	key := logicalKey(p)
+	if r.epochs == nil {
+		r.epochs = map[string]uint64{}
+	}
+	if epoch == 0 || epoch <= r.epochs[key] {
+		return false
+	}
+	r.epochs[key] = epoch
+	if s == nil || s.Migration == nil && s.Current.IsUnsplit() {
+		delete(r.states, key)
+		return true
+	}
+	s.Partition, s.rowEpoch = p, epoch
+	r.states[key] = s
+	return true
 }
 
 func (r *registry) all() []*State {
@@ -90,6 +126,6 @@ func (s *State) clone() *State {
 	v, _ := json.Marshal(s)
 	c := &State{}
 	_ = json.Unmarshal(v, c)
-	c.Partition = s.Partition
+	c.Partition, c.rowEpoch = s.Partition, s.rowEpoch
 	return c
 }

@@ -13,6 +13,11 @@ import (
 // one) is read through the logical reader instead, and its physical rows in
 // the scan are skipped.
 func (l *Layer) Scan(ctx context.Context, cmd backend.ScanCommand) (backend.RowIterator, error) {
+	if l.shared != nil {
+		if _, err := l.leased(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if l.reg.empty() {
 		return l.backend.Scan(ctx, cmd)
 	}

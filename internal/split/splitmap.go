@@ -143,6 +143,14 @@ type Migration struct {
 	// views at the switch.
 	RowsBefore     int64  `json:"rows_before"`
 	ChecksumBefore uint64 `json:"checksum_before"`
+	// Shared states only (several gateways, shared.go). Owner is the
+	// gateway driving the migration. Pending is the key range the next step
+	// moves: announced by a state of its own, moved only once every lease
+	// on the states before it can have expired; reads and writes of it wait
+	// meanwhile. PendingBack: it moves back to the current map (a revert).
+	Owner       string         `json:"owner,omitempty"`
+	Pending     *backend.Slice `json:"pending,omitempty"`
+	PendingBack bool           `json:"pending_back,omitempty"`
 }
 
 // State is a logical partition's split state: its map, the migration under
@@ -154,6 +162,9 @@ type State struct {
 	Migration *Migration               `json:"migration,omitempty"`
 	// NextShard is the next unused shard number.
 	NextShard backend.Shard `json:"next_shard"`
+	// rowEpoch is the epoch of the shared state row s was read from (0:
+	// none, or the store keeps states as metadata).
+	rowEpoch uint64
 }
 
 // route returns the shard that holds ck now.

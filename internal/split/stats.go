@@ -24,6 +24,8 @@ type PartitionStats struct {
 	// ReadMicros is the total time spent in reads.
 	ReadMicros int64
 	LastWrite  time.Time
+	// FirstWrite is the first write recorded since the entry was made.
+	FirstWrite time.Time
 	// Measured: exact rows and estimated bytes of the largest physical
 	// partition, and of the whole logical partition, when last measured.
 	MeasuredAt     time.Time
@@ -59,6 +61,9 @@ func (t *statsTable) recordWrite(m *backend.Mutation, now time.Time) {
 	e := s.useLocked(k, m.Partition.LogicalPartition)
 	defer s.rankChangedLocked(e) // its weight grows
 	e.LastWrite = now
+	if e.FirstWrite.IsZero() {
+		e.FirstWrite = now
+	}
 	if !m.PartitionDeletion.IsLive() {
 		e.Tombstones++
 	}

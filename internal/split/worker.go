@@ -2,6 +2,7 @@ package split
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -51,6 +52,9 @@ func (l *Layer) stepAll(ctx context.Context, budget time.Duration) {
 			if err != nil && ctx.Err() != nil {
 				return // shutting down
 			}
+			if errors.Is(err, errStateChanged) || err == nil && res.Busy {
+				break // another gateway changed or drives it: look again next tick
+			}
 			if err != nil {
 				l.logf("split: %s of partition %x paused for %v after a failed step (reads and writes go on): %v",
 					s.Migration.Purpose, s.Partition.Key, l.pauseAfterError, err)
@@ -97,6 +101,15 @@ func (l *Layer) countPaused() {
 func (l *Layer) Finish(ctx context.Context, s *State, chunkRows int) error {
 	for {
 		res, err := l.Step(ctx, s.Partition, chunkRows)
+		if errors.Is(err, errStateChanged) || err == nil && res.Busy {
+			// Another gateway changed or drives the migration: follow it.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
 		if err != nil {
 			return err
 		}

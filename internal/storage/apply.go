@@ -58,6 +58,9 @@ func (s *Store) Apply(ctx context.Context, b *backend.WriteBatch) error {
 	if batch.Empty() {
 		return nil
 	}
+	if err := s.disk.admit(batch.Len()); err != nil {
+		return err
+	}
 	if err := batch.Commit(s.sync); err != nil {
 		return err
 	}

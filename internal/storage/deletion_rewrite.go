@@ -126,6 +126,9 @@ func (s *Store) rewriteChunk(lo, hi []byte, d backend.DeletionTime) ([]byte, err
 			return nil, err
 		}
 	}
+	if err := s.disk.admit(batch.Len()); err != nil {
+		return nil, err
+	}
 	if err := batch.Commit(pebble.NoSync); err != nil {
 		return nil, err
 	}

@@ -110,6 +110,25 @@
 //     a chunk, so a range with nothing newer to keep is removed by one
 //     DeleteRange, as reads past it need (invariant 3).
 //
+// Faults (diskspace.go, startcheck.go):
+//
+//  15. Every commit passes diskGuard.admit first: it fails with WriteFailure
+//     once the free space last read, less what was committed since, would
+//     drop below the reserve (min_free_space_per_drive, never below one
+//     memtable flush). Pebble's WAL, whose failed write ends the process,
+//     so never meets ENOSPC from our writes; only flushes and compactions
+//     can, and noSpaceFS paces their retries.
+//  16. Before Open serves, every sstable the MANIFEST lists is opened once
+//     on its own, the MANIFEST is read strictly and the newest WAL scanned
+//     for synced records after a bad chunk; damage stops Open with an
+//     error naming the file (ErrDamaged), never a panic. A torn tail, all
+//     a crash can leave, is not damage. A start whose WAL
+//     replay cannot be flushed in the free space opens read-only, as
+//     Pebble's Open would otherwise wait for the flush.
+//  17. A row read that fails in the store (I/O error, checksum mismatch)
+//     reaches the client as ReadFailure; a metadata read names the damaged
+//     file. Pebble's corruption events are logged, not fatal.
+//
 // Lock order. A goroutine holding one of these locks takes only locks listed
 // after it, so no two paths wait for each other. The split layer's locks
 // (internal/split doc.go) all come before these: storage never calls up.

@@ -213,6 +213,9 @@ func (w *gcWalk) dropTable(t backend.TableID) error {
 	if err := b.DeleteRange(lo, hi, nil); err != nil {
 		return err
 	}
+	if err := w.s.disk.admit(b.Len()); err != nil {
+		return err
+	}
 	// Losing this on a crash is harmless: the next walk drops the table again.
 	if err := b.Commit(pebble.NoSync); err != nil {
 		return err
@@ -473,6 +476,9 @@ func (g *partitionGC) finish() error {
 func (g *partitionGC) commit() error {
 	if g.batch.Empty() {
 		return nil
+	}
+	if err := g.store.disk.admit(g.batch.Len()); err != nil {
+		return err
 	}
 	if err := g.batch.Commit(pebble.NoSync); err != nil {
 		return err

@@ -258,7 +258,11 @@ func (e *stressEnv) readModifyWrite(ctx context.Context) error {
 	for e.running() {
 		p := e.randomPartition()
 		key := stressKey(rand.IntN(stressRows))
-		unlock := e.layer.LockPartitions([]backend.LogicalPartition{p})
+		lock, err := e.layer.LockPartitions(ctx, []backend.LogicalPartition{p}, backend.RequestLevels{})
+		if err != nil {
+			return err
+		}
+		unlock := lock.Unlock
 		it, err := e.layer.Read(ctx, backend.ReadCommand{Partition: p.Physical(backend.HomeShard),
 			Slices: []backend.Slice{{Start: key, End: append(bytes.Clone(key), 0)}}, Now: time.Now().Unix()})
 		if err != nil {

@@ -73,6 +73,9 @@ func (s *Store) Move(ctx context.Context, cmd backend.MoveCommand) (backend.Move
 			return st, err
 		}
 	}
+	if err := s.disk.admit(batch.Len()); err != nil {
+		return st, err
+	}
 	return st, batch.Commit(s.sync)
 }
 

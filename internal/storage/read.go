@@ -40,7 +40,7 @@ func readFrom(ctx context.Context, from pebble.Reader, cmd backend.ReadCommand) 
 	hi := append(append([]byte(nil), prefix...), kindEnd)
 	it, err := from.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
-		return nil, err
+		return nil, readError(err)
 	}
 	r := &rowIter{it: it, now: cmd.Now, static: cmd.Static, reverse: cmd.Reverse, single: true}
 	r.slices = cmd.Slices
@@ -67,7 +67,7 @@ func (s *Store) Scan(ctx context.Context, cmd backend.ScanCommand) (backend.RowI
 	}
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
-		return nil, err
+		return nil, readError(err)
 	}
 	r := &rowIter{it: it, now: cmd.Now, static: cmd.Static, state: stateScanNext}
 	if cmd.After != nil && cmd.Start != nil && cmd.Start.Key != nil {
@@ -152,7 +152,7 @@ type rowIter struct {
 func (r *rowIter) Row() *backend.Row                    { return &r.row }
 func (r *rowIter) Partition() backend.PhysicalPartition { return r.part.partition }
 func (r *rowIter) Stats() backend.ReadStats             { return r.stats }
-func (r *rowIter) Err() error                           { return r.err }
+func (r *rowIter) Err() error                           { return readError(r.err) }
 func (r *rowIter) Close() error                         { return r.it.Close() }
 func (r *rowIter) fail(err error) bool                  { r.err, r.state = err, stateDone; return false }
 func (r *rowIter) keyWithPrefix(kind byte, s []byte) []byte {

@@ -15,6 +15,15 @@ type Stats struct {
 	L0Sublevels       int32
 	ReadAmplification int // sstables a point read may consult: L0 sublevels plus non-empty levels
 	DiskBytes         uint64
+	// The free-space reserve (diskspace.go): the free bytes last read, the
+	// reserve (0: none), whether writes are refused now, how many were,
+	// and the ENOSPC errors Pebble's flushes and compactions met.
+	DiskFreeBytes    int64
+	DiskReserveBytes int64
+	DiskFull         bool
+	ReadOnly         bool // opened read-only on a disk too full to start
+	WritesRefused    int64
+	NoSpaceErrors    int64
 }
 
 // Stats reads the engine's counters; it is cheap enough for every scrape.
@@ -34,5 +43,11 @@ func (s *Store) Stats() Stats {
 		L0Sublevels:       m.Levels[0].Sublevels,
 		ReadAmplification: m.ReadAmp(),
 		DiskBytes:         m.DiskSpaceUsage(),
+		DiskFreeBytes:     s.disk.free.Load(),
+		DiskReserveBytes:  s.disk.reserve,
+		DiskFull:          s.disk.full.Load(),
+		ReadOnly:          s.disk.readOnly.Load(),
+		WritesRefused:     s.disk.refused.Load(),
+		NoSpaceErrors:     s.disk.noSpace.Load(),
 	}
 }

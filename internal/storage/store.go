@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"log"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -28,6 +29,10 @@ type Options struct {
 	NoSync bool
 	// Logger receives Pebble's log lines; nil discards them.
 	Logger pebble.Logger
+	// MinFreeBytes is the free space kept on Dir's file system: commits
+	// that would leave less are refused with a WriteFailure (diskspace.go).
+	// Zero means DefaultMinFreeBytes, a negative value no reserve.
+	MinFreeBytes int64
 	// GCGrace returns a table's gc_grace_seconds for CollectGarbage. ok
 	// false means the table is unknown (dropped), so its data may be removed
 	// entirely; it must be true for every table that can still be written.
@@ -73,6 +78,11 @@ type Store struct {
 	dropMu sync.RWMutex
 	gc     gcState
 	closed atomic.Bool
+	// disk keeps the free-space reserve that commits check (diskspace.go).
+	disk *diskGuard
+	// fs and dir are the file system and directory the store lives in.
+	fs  vfs.FS
+	dir string
 	// deleteFlush is set while a flush requested after a deletion runs.
 	deleteFlush atomic.Bool
 	// deletionChunkKeys and afterDeletionChunk are Options'.
@@ -128,11 +138,53 @@ func Open(opts Options) (*Store, error) {
 	}
 	st := &Store{cache: cache, hot: newHotKeys(opts.foldAfter),
 		deletionChunkKeys: opts.deletionChunkKeys, afterDeletionChunk: opts.afterDeletionChunk}
-	popts.EventListener = &pebble.EventListener{FlushEnd: func(pebble.FlushInfo) { st.flushed() }}
-	db, err := pebble.Open(opts.Dir, popts)
-	if err != nil {
+	reserve := opts.MinFreeBytes
+	if reserve == 0 {
+		reserve = DefaultMinFreeBytes
+	}
+	// The flush of a full memtable writes about its size without going
+	// through admit; a smaller reserve would let that flush leave the WAL
+	// no room, which Pebble cannot survive (diskspace.go).
+	if floor := int64(opts.memTableSize) + 4<<20; reserve > 0 && reserve < floor {
+		reserve = floor
+	}
+	if popts.FS == nil {
+		popts.FS = vfs.Default
+	}
+	if err := popts.FS.MkdirAll(opts.Dir, 0o755); err != nil {
 		cache.Unref()
 		return nil, fmt.Errorf("open store in %s: %w", opts.Dir, err)
+	}
+	st.fs, st.dir = popts.FS, opts.Dir
+	st.disk = newDiskGuard(popts.FS, opts.Dir, reserve)
+	popts.FS = noSpaceFS{FS: popts.FS, guard: st.disk}
+	var bgLog rateLimitedLog
+	popts.EventListener = &pebble.EventListener{
+		FlushEnd: func(pebble.FlushInfo) { st.flushed() },
+		// Pebble retries failed background work at once: one line per
+		// diskLogInterval is enough (noSpaceFS paces the retries).
+		BackgroundError: func(err error) { bgLog.printf("background", "storage: background error: %v", err) },
+		// Pebble's default ends the process on a checksum mismatch; the
+		// read that met it fails instead (ReadFailure, or a start error
+		// naming the file), and the node serves the rest.
+		DataCorruption: func(info pebble.DataCorruptionInfo) {
+			bgLog.printf("corruption", "storage: %s is corrupt (%v): reads of the keys it holds fail; %s", info.Path, info.Details, damagedHelp)
+		},
+	}
+	walBytes, err := verifyFiles(st.fs, opts.Dir, popts)
+	if err != nil {
+		st.disk.close()
+		cache.Unref()
+		return nil, err
+	}
+	if st.disk.tooFullToReplay(walBytes) {
+		popts.ReadOnly = true
+	}
+	db, err := pebble.Open(opts.Dir, popts)
+	if err != nil {
+		st.disk.close()
+		cache.Unref()
+		return nil, openError(opts.Dir, err)
 	}
 	wo := pebble.Sync
 	if opts.NoSync {
@@ -152,6 +204,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	err := s.db.Close()
+	s.disk.close()
 	s.cache.Unref()
 	return err
 }
@@ -163,7 +216,7 @@ func (s *Store) GetMeta(_ context.Context, key []byte) ([]byte, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, s.metaError(err)
 	}
 	defer closer.Close()
 	return append([]byte(nil), v...), nil
@@ -175,14 +228,14 @@ func (s *Store) ScanMeta(_ context.Context, prefix []byte) ([]backend.MetaWrite,
 	hi := backend.PrefixSuccessor(lo)
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
-		return nil, err
+		return nil, s.metaError(err)
 	}
 	var out []backend.MetaWrite
 	for ok := it.First(); ok; ok = it.Next() {
 		v, err := it.ValueAndErr()
 		if err != nil {
 			it.Close()
-			return nil, err
+			return nil, s.metaError(err)
 		}
 		out = append(out, backend.MetaWrite{
 			Key:   append([]byte(nil), it.Key()[1:]...),
@@ -190,7 +243,7 @@ func (s *Store) ScanMeta(_ context.Context, prefix []byte) ([]backend.MetaWrite,
 		})
 	}
 	if err := it.Close(); err != nil {
-		return nil, err
+		return nil, s.metaError(err)
 	}
 	return out, nil
 }
@@ -310,5 +363,11 @@ func (quietLogger) Errorf(format string, args ...any) {
 	log.Printf("storage: "+format, args...)
 }
 func (quietLogger) Fatalf(format string, args ...any) {
-	log.Fatalf("storage: "+format, args...)
+	msg := fmt.Sprintf(format, args...)
+	if strings.Contains(msg, "no space left on device") {
+		// Only a disk filled by something else than this store's commits
+		// gets here (the reserve, diskspace.go, keeps ours off the WAL).
+		msg += "; the disk filled up beyond the free-space reserve (min_free_space_per_drive): free space and start the node again, every acknowledged write is in the synced WAL"
+	}
+	log.Fatal("storage: " + msg)
 }

@@ -236,6 +236,23 @@ rows_read bigint regular
 rows_written bigint regular
 split text regular
 tombstones bigint regular`},
+		{"system_partita", "statements", `keyspace_name text partition_key
+statement text clustering
+count bigint regular
+errors bigint regular
+filtered bigint regular
+index_reads bigint regular
+kind text regular
+last_seen timestamp regular
+max_latency_us bigint regular
+mean_latency_us bigint regular
+p50_latency_us bigint regular
+p99_latency_us bigint regular
+partitions_read bigint regular
+range_scans bigint regular
+rows_read bigint regular
+rows_returned bigint regular
+tombstones bigint regular`},
 		// tracing/TraceKeyspace.java, as Cassandra 5.0.6 describes them.
 		{"system_traces", "sessions", `session_id uuid partition_key
 client inet regular

@@ -43,6 +43,9 @@ type Node struct {
 	Tokens           []int64
 	Partitioner      string
 	GossipGeneration int32
+	// SchemaVersion is a peer's schema version (system.local shows the
+	// catalog's own).
+	SchemaVersion [16]byte
 }
 
 // withDefaults fills in what the caller left empty.
@@ -107,6 +110,40 @@ func localRows(env *Env, rs *rowSet) {
 		put("tokens", textSetValue(n.tokenStrings()))
 }
 
-// peersRows renders system.peers and system.peers_v2: a single node has no
-// peers.
-func peersRows(*Env, *rowSet) {}
+// peersRows renders system.peers: a single node has no peers; a gateway
+// lists the other live gateways over the same cluster keyspace
+// (Env.Peers).
+func peersRows(env *Env, rs *rowSet) {
+	for _, p := range env.Peers {
+		n := p.withDefaults()
+		rs.newRow().
+			put("peer", inetValue(n.BroadcastAddress)).
+			put("data_center", textValue(n.DataCenter)).
+			put("host_id", uuidValue(n.HostID)).
+			put("rack", textValue(n.Rack)).
+			put("release_version", textValue(n.ReleaseVersion)).
+			put("rpc_address", inetValue(n.RPCAddress)).
+			put("schema_version", uuidValue(n.SchemaVersion)).
+			put("tokens", textSetValue(n.tokenStrings()))
+	}
+}
+
+// peersV2Rows renders system.peers_v2, which adds the ports. peer_port is
+// a key column and Partita has no inter-node port: it shows the native
+// port, so two gateways on one address are two rows.
+func peersV2Rows(env *Env, rs *rowSet) {
+	for _, p := range env.Peers {
+		n := p.withDefaults()
+		rs.newRow().
+			put("peer", inetValue(n.BroadcastAddress)).
+			put("peer_port", intValue(int32(n.NativePort))).
+			put("data_center", textValue(n.DataCenter)).
+			put("host_id", uuidValue(n.HostID)).
+			put("native_address", inetValue(n.RPCAddress)).
+			put("native_port", intValue(int32(n.NativePort))).
+			put("rack", textValue(n.Rack)).
+			put("release_version", textValue(n.ReleaseVersion)).
+			put("schema_version", uuidValue(n.SchemaVersion)).
+			put("tokens", textSetValue(n.tokenStrings()))
+	}
+}

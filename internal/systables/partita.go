@@ -45,11 +45,25 @@ type LargePartition struct {
 	Split                                      string
 }
 
+// StatementInfo is one normalized statement's statistics
+// (system_partita.statements).
+type StatementInfo struct {
+	Keyspace, Statement, Kind          string
+	Count, Errors                      int64
+	MeanMicros, P50Micros, P99Micros   int64
+	MaxMicros                          int64
+	RowsRead, RowsReturned, Partitions int64
+	Tombstones                         int64
+	RangeScans, IndexReads, Filtered   int64
+	LastSeen                           int64 // ms
+}
+
 // PartitaSource provides the rows of the system_partita tables.
 type PartitaSource interface {
 	Splits() []SplitInfo
 	SplitHistory() []SplitEvent
 	LargePartitions() []LargePartition
+	Statements() []StatementInfo
 }
 
 func partitaTables() []*catalog.Table {
@@ -76,6 +90,29 @@ func partitaTables() []*catalog.Table {
 				col("tombstones", bigint), col("reads", bigint), col("rows_read", bigint), col("bytes_read", bigint),
 				col("mean_read_latency_us", bigint), col("max_child_rows", bigint), col("max_child_bytes", bigint),
 				col("split", text)}}, 0),
+		builtinTable(catalog.BuiltinTable{Keyspace: ks, Name: "statements", Comment: "statistics per normalized statement since the node started",
+			PartitionKey: []catalog.ColumnSpec{col("keyspace_name", text)}, Clustering: []catalog.ColumnSpec{col("statement", text)},
+			Regular: []catalog.ColumnSpec{col("kind", text), col("count", bigint), col("errors", bigint),
+				col("mean_latency_us", bigint), col("p50_latency_us", bigint), col("p99_latency_us", bigint),
+				col("max_latency_us", bigint), col("rows_read", bigint), col("rows_returned", bigint),
+				col("partitions_read", bigint), col("tombstones", bigint), col("range_scans", bigint),
+				col("index_reads", bigint), col("filtered", bigint), col("last_seen", types.Timestamp)}}, 0),
+	}
+}
+
+func statementsRows(env *Env, rs *rowSet) {
+	if env.Partita == nil {
+		return
+	}
+	for _, s := range env.Partita.Statements() {
+		rs.newRow().put("keyspace_name", textValue(s.Keyspace)).put("statement", textValue(s.Statement)).
+			put("kind", textValue(s.Kind)).put("count", bigintValue(s.Count)).put("errors", bigintValue(s.Errors)).
+			put("mean_latency_us", bigintValue(s.MeanMicros)).put("p50_latency_us", bigintValue(s.P50Micros)).
+			put("p99_latency_us", bigintValue(s.P99Micros)).put("max_latency_us", bigintValue(s.MaxMicros)).
+			put("rows_read", bigintValue(s.RowsRead)).put("rows_returned", bigintValue(s.RowsReturned)).
+			put("partitions_read", bigintValue(s.Partitions)).put("tombstones", bigintValue(s.Tombstones)).
+			put("range_scans", bigintValue(s.RangeScans)).put("index_reads", bigintValue(s.IndexReads)).
+			put("filtered", bigintValue(s.Filtered)).put("last_seen", timestampValue(s.LastSeen))
 	}
 }
 

@@ -13,6 +13,9 @@ import (
 type Env struct {
 	Schema *catalog.Schema
 	Node   Node
+	// Peers are the other live nodes (gateways over one cluster keyspace);
+	// a single node has none.
+	Peers []Node
 	// Partita provides the system_partita tables (nil: they are empty).
 	Partita PartitaSource
 	// Traces provides the system_traces tables (nil: they are empty).
@@ -28,7 +31,7 @@ type renderer func(env *Env, rs *rowSet)
 var renderers = map[string]renderer{
 	"system.local":    localRows,
 	"system.peers":    peersRows,
-	"system.peers_v2": peersRows,
+	"system.peers_v2": peersV2Rows,
 
 	"system_schema.keyspaces":       keyspacesRows,
 	"system_schema.tables":          tablesRows,
@@ -48,6 +51,7 @@ var renderers = map[string]renderer{
 	"system_partita.splits":           splitsRows,
 	"system_partita.split_history":    splitHistoryRows,
 	"system_partita.large_partitions": largePartitionsRows,
+	"system_partita.statements":       statementsRows,
 
 	"system_auth.roles":                          authRolesRows,
 	"system_auth.role_members":                   authRoleMembersRows,

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/gocql/gocql"
@@ -72,7 +73,8 @@ func runOverCluster(t *testing.T, cfg *gocql.ClusterConfig, path string) {
 	ecfg := engine.DefaultConfig()
 	ecfg.SplitTick, ecfg.GCInterval = 0, 0
 	h := cqltest.NewWithBackend(t, ecfg, func() (backend.Backend, error) {
-		return clusterstore.Open(context.Background(), clusterstore.Options{Cluster: cfg, Keyspace: ks, Consistency: gocql.One})
+		return clusterstore.Open(context.Background(), clusterstore.Options{Cluster: cfg, Keyspace: ks, Consistency: gocql.One,
+			StateLease: 100 * time.Millisecond, StateDrain: 50 * time.Millisecond}) // short split-state leases: a step waits Lease + Drain
 	})
 	datadriven.RunTest(t, path, func(_ *testing.T, d *datadriven.TestData) string { return h.Run(d) })
 }

@@ -39,7 +39,8 @@ func TestSplitOverClusterIsInvisible(t *testing.T) {
 	t.Cleanup(func() { dropKeyspace(t, cfg, ks) })
 	ctx := context.Background()
 	openSub := func() (*split.Layer, *clusterstore.Store) {
-		st, err := clusterstore.Open(ctx, clusterstore.Options{Cluster: cfg, Keyspace: ks, Consistency: gocql.One})
+		st, err := clusterstore.Open(ctx, clusterstore.Options{Cluster: cfg, Keyspace: ks, Consistency: gocql.One,
+			StateLease: 100 * time.Millisecond, StateDrain: 50 * time.Millisecond}) // short split-state leases: a step waits Lease + Drain
 		if err != nil {
 			t.Fatal(err)
 		}

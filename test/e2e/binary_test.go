@@ -149,3 +149,20 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// startWithHTTP is startPartita with the HTTP port on a free port too; it
+// returns the HTTP address once the server has logged it.
+func startWithHTTP(t *testing.T, dataDir string, extra ...string) (*process, string) {
+	t.Helper()
+	p := startPartita(t, dataDir, append([]string{"--http-addr", "127.0.0.1:0"}, extra...)...)
+	var httpAddr string
+	if !waitFor(30*time.Second, func() bool {
+		if m := httpListening.FindStringSubmatch(p.logs.String()); m != nil {
+			httpAddr = m[1]
+		}
+		return httpAddr != ""
+	}) {
+		t.Fatalf("no HTTP listening line:\n%s", p.logs)
+	}
+	return p, httpAddr
+}

@@ -18,9 +18,20 @@
 //     are all there after a restart on the same directory, logged batches
 //     across two tables survive 20 kills all or nothing, and a SIGTERM
 //     stops the node cleanly;
-//   - TestPythonDriver and TestNodeDriver, which start an in-process node and
-//     run the suites under test/drivers/python (Debian's python3-cassandra)
-//     and test/drivers/node (npm cassandra-driver) against it.
+//   - the built binary under load: 1,000 native-protocol connections open
+//     at once, all answered, with the server's RSS and goroutines measured
+//     idle (TestLoadConnections), and a mixed load of reads, writes,
+//     lightweight transactions, deletes, connection churn and a forced
+//     split, after whose warm-up RSS, goroutines and descriptors must stay
+//     flat (TestSoak: 60 s, PARTITA_SOAK_DURATION=10m for the full run);
+//   - TestPythonDriver, TestNodeDriver and TestJavaDriver, which start an
+//     in-process node and run the suites under test/drivers/python
+//     (Debian's python3-cassandra), test/drivers/node (npm
+//     cassandra-driver) and test/drivers/java (the Java driver 4.x, through
+//     Maven) against it; the Java driver's PlainTextAuthProvider and TLS
+//     (PKCS12 stores made at run time) against nodes with
+//     PasswordAuthenticator and client_encryption_options
+//     (TestJavaAuthTLS).
 //
 // Invariants:
 //  1. Every test works in keyspaces and tables of its own, so tests may run

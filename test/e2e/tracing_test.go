@@ -2,6 +2,8 @@ package e2e_test
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -95,6 +97,10 @@ func TestTracingGocql(t *testing.T) {
 		params["query"] != "INSERT INTO tracing.t (k, c, v) VALUES (?, ?, ?)" || time.Since(started) > time.Hour {
 		t.Errorf("session: request %q command %q duration %d parameters %v started %v", request, command, duration, params, started)
 	}
+	// Its bound values as CQL literals, bound_var_<i>_<name>.
+	if params["bound_var_0_k"] != "1" || params["bound_var_1_c"] != "1" || params["bound_var_2_v"] != "'a'" {
+		t.Errorf("bound values of the EXECUTE's session: %v", params)
+	}
 	var activities []string
 	iter := s.Query("SELECT activity FROM system_traces.events WHERE session_id = ?", id).Iter()
 	for act := ""; iter.Scan(&act); {
@@ -137,5 +143,27 @@ func TestTracingCqlsh(t *testing.T) {
 	}
 	if strings.Contains(out, "Statement trace did not complete") || strings.Contains(out, "Unable to fetch query trace") {
 		t.Errorf("cqlsh did not find the trace:\n%s", out)
+	}
+
+	// A split partition: the trace names its children and those the slice
+	// opens.
+	var rows strings.Builder
+	for c := 2; c <= 40; c++ {
+		fmt.Fprintf(&rows, "INSERT INTO tr.t (k, c, v) VALUES (1, %d, 'v'); ", c)
+	}
+	cqlsh(t, srv, "-e", strings.TrimSpace(rows.String()))
+	ctx := context.Background()
+	if err := srv.Engine().SplitOperation(ctx, "split", "tr", "t", "1", "range"); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Engine().StepSplits(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	out = cqlsh(t, srv, "-e", "TRACING ON; SELECT * FROM tr.t WHERE k = 1 AND c <= 3")
+	for _, re := range []string{`Split partition \(epoch \d+\): [2-9]\d* children, the slices open 1 of them`,
+		`Read 3 live rows and 0 tombstone cells`, `Request complete`} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("cqlsh's trace of a split partition lacks %s:\n%s", re, out)
+		}
 	}
 }

@@ -268,6 +268,7 @@ const (
 	ResourceAllFunctionsIn
 	ResourceAllRoles
 	ResourceRole
+	ResourceFunction // FUNCTION ks.f(types): Keyspace, Name, ArgTypes
 )
 
 // PermissionResource is the resource of GRANT, REVOKE and LIST
@@ -276,6 +277,7 @@ type PermissionResource struct {
 	Kind     ResourceKind
 	Keyspace string
 	Name     string
+	ArgTypes []TypeRef // ResourceFunction
 }
 
 // Format appends the resource as canonical CQL.
@@ -306,6 +308,21 @@ func (r *PermissionResource) Format(buf *strings.Builder) {
 	case ResourceRole:
 		buf.WriteString("ROLE ")
 		writeRoleName(buf, r.Name)
+	case ResourceFunction:
+		buf.WriteString("FUNCTION ")
+		if r.Keyspace != "" {
+			writeIdent(buf, r.Keyspace)
+			buf.WriteByte('.')
+		}
+		writeIdent(buf, r.Name)
+		buf.WriteByte('(')
+		for i, t := range r.ArgTypes {
+			if i > 0 {
+				buf.WriteString(", ")
+			}
+			t.Format(buf)
+		}
+		buf.WriteByte(')')
 	}
 }
 

@@ -14,6 +14,9 @@ func FuzzParse(f *testing.F) {
 		f.Add(in)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
+		if n := Normalize(text); len(n) > 2*len(text)+8 {
+			t.Fatalf("%q: normalized to %q", text, n)
+		}
 		stmt, err := Parse(text)
 		if err != nil {
 			if !cqlerr.Is(err, cqlerr.SyntaxError) {

@@ -310,6 +310,7 @@ func (p *parser) parsePermissionOrAll() []string {
 //	    | K_ALL K_TABLES K_IN K_KEYSPACE keyspaceName | K_TABLE? columnFamilyName
 //	roleResource: K_ALL K_ROLES | K_ROLE userOrRoleName
 //	functionResource: K_ALL K_FUNCTIONS (K_IN K_KEYSPACE keyspaceName)?
+//	    | K_FUNCTION functionName '(' (comparatorType (',' comparatorType)*)? ')'
 func (p *parser) parsePermissionResource() ast.PermissionResource {
 	switch {
 	case p.isKw(kwAll) && p.peekKw(1, kwKeyspaces):
@@ -340,6 +341,19 @@ func (p *parser) parsePermissionResource() ast.PermissionResource {
 	case p.isKw(kwRole):
 		p.next()
 		return ast.PermissionResource{Kind: ast.ResourceRole, Name: p.parseRoleName()}
+	case p.isKw(kwFunction):
+		p.next()
+		r := ast.PermissionResource{Kind: ast.ResourceFunction}
+		r.Keyspace, r.Name = p.parseFunctionName()
+		p.expect(tkLParen)
+		for !p.is(tkRParen) {
+			if len(r.ArgTypes) > 0 {
+				p.expect(tkComma)
+			}
+			r.ArgTypes = append(r.ArgTypes, p.parseType())
+		}
+		p.next()
+		return r
 	}
 	p.acceptKw(kwTable)
 	name := p.parseTableName()

@@ -237,6 +237,12 @@ func (p *parser) parseStatement() ast.Statement {
 	if t.kind != tkIdent {
 		p.noViable()
 	}
+	// EXPLAIN is not a CQL keyword: a statement that starts with the word
+	// is Partita's extension.
+	if t.kw == kwNone && t.text == "explain" && p.peek(1).kind == tkIdent {
+		p.next()
+		return &ast.Explain{Pos: t.pos, Statement: p.parseStatement()}
+	}
 	switch t.kw {
 	case kwSelect:
 		return p.parseSelect()

@@ -35,6 +35,9 @@ type Options struct {
 	Authorization bool
 	// MaterializedViews is materialized_views_enabled: true.
 	MaterializedViews bool
+	// Configure, when set, adjusts the engine's configuration last (the
+	// request timeouts, guardrails and write-rate thresholds of a test).
+	Configure func(*engine.Config)
 }
 
 // Server is a running in-process node.
@@ -88,6 +91,9 @@ func Start(opts Options) (_ *Server, err error) {
 	if cfg.Auth.Logger == nil {
 		cfg.Auth.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.Configure != nil {
+		opts.Configure(&cfg)
+	}
 	if s.eng, err = engine.Open(context.Background(), s.store, cfg); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("open engine: %w", err)
@@ -119,6 +125,10 @@ func New(t testing.TB) *Server {
 	})
 	return s
 }
+
+// Engine is the node's engine (tests that hold its locks or read its
+// state directly).
+func (s *Server) Engine() *engine.Engine { return s.eng }
 
 // Stop shuts the node down, letting in-flight requests finish for up to
 // ten seconds, and returns the first error met. Calls after the first

@@ -4,6 +4,7 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.CqlSessionBuilder;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+import com.datastax.oss.driver.api.core.config.ProgrammaticDriverConfigLoaderBuilder;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
@@ -31,21 +32,23 @@ final class Env {
    * beside others on a loaded 2-core machine, where a healthy node can take longer than that.
    */
   static CqlSessionBuilder builder() {
-    Duration patience = Duration.ofSeconds(30);
-    DriverConfigLoader loader =
-        DriverConfigLoader.programmaticBuilder()
-            .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, patience)
-            .withDuration(DefaultDriverOption.CONNECTION_INIT_QUERY_TIMEOUT, patience)
-            .withDuration(DefaultDriverOption.CONNECTION_CONNECT_TIMEOUT, patience)
-            .withDuration(DefaultDriverOption.CONNECTION_SET_KEYSPACE_TIMEOUT, patience)
-            .withDuration(DefaultDriverOption.CONTROL_CONNECTION_TIMEOUT, patience)
-            .withDuration(DefaultDriverOption.METADATA_SCHEMA_REQUEST_TIMEOUT, patience)
-            .withDuration(DefaultDriverOption.CONTROL_CONNECTION_AGREEMENT_TIMEOUT, patience)
-            .build();
     return CqlSession.builder()
-        .withConfigLoader(loader)
+        .withConfigLoader(patientConfig().build())
         .addContactPoint(new InetSocketAddress(HOST, PORT))
         .withLocalDatacenter(DATACENTER);
+  }
+
+  /** The configuration of builder(), for callers that add options (credentials, TLS). */
+  static ProgrammaticDriverConfigLoaderBuilder patientConfig() {
+    Duration patience = Duration.ofSeconds(30);
+    return DriverConfigLoader.programmaticBuilder()
+        .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, patience)
+        .withDuration(DefaultDriverOption.CONNECTION_INIT_QUERY_TIMEOUT, patience)
+        .withDuration(DefaultDriverOption.CONNECTION_CONNECT_TIMEOUT, patience)
+        .withDuration(DefaultDriverOption.CONNECTION_SET_KEYSPACE_TIMEOUT, patience)
+        .withDuration(DefaultDriverOption.CONTROL_CONNECTION_TIMEOUT, patience)
+        .withDuration(DefaultDriverOption.METADATA_SCHEMA_REQUEST_TIMEOUT, patience)
+        .withDuration(DefaultDriverOption.CONTROL_CONNECTION_AGREEMENT_TIMEOUT, patience);
   }
 
   /** The suite's shared session, switched to KEYSPACE. */

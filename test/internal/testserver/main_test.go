@@ -1,0 +1,13 @@
+package testserver_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package's tests if any goroutine outlives them: Stop
+// must end everything Start began.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
