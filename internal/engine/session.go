@@ -333,9 +333,16 @@ func (e *Engine) runSelect(ctx context.Context, p *plan.Select, opts *Options, f
 	}
 	req := e.request(vals, opts)
 	req.Statement = fp
+	tr := exec.TraceFrom(ctx)
+	if tr != nil && len(opts.PagingState) > 0 {
+		tr.Event("Resuming from the paging state of the previous page")
+	}
 	rows, err := e.exec.Select(ctx, p, req)
 	if err != nil {
 		return nil, err
+	}
+	if tr != nil {
+		traceSelectDone(tr, rows)
 	}
 	res := &Result{Kind: ResultRows, Columns: columns(p.Columns()), Rows: rows.Rows, PagingState: rows.PagingState, Warnings: rows.Warnings,
 		read: &rows.Read}

@@ -299,3 +299,17 @@ func (e *Engine) traceBatch(ctx context.Context, b *BatchRequest) (context.Conte
 func (e *Engine) wantsTrace(ctx context.Context) bool {
 	return e.cfg.TraceProbability > 0 || ctx.Value(traceRequestKey{}) != nil
 }
+
+// traceSelectDone records what a read returned against what it read, and
+// whether a paging state went back for the next page.
+func traceSelectDone(tr *exec.Trace, rows *exec.Rows) {
+	r := rows.Read
+	how := ""
+	if r.Filtering {
+		how = ", filtering"
+	}
+	tr.Eventf("Returned %d rows of %d read from %d partitions%s", len(rows.Rows), r.Rows, r.Partitions, how)
+	if rows.PagingState != nil {
+		tr.Event("Page full: paging state returned for the next page")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf16"
 
 	"github.com/partita-db/partita/internal/backend"
@@ -210,9 +211,10 @@ func (x *Executor) apply(ctx context.Context, muts []backend.Mutation) error {
 		return x.store.Apply(ctx, &backend.WriteBatch{Mutations: muts})
 	}
 	traceApply(tr, len(muts))
+	start := time.Now()
 	err := x.store.Apply(ctx, &backend.WriteBatch{Mutations: muts})
 	if err == nil {
-		tr.Event("Synced WAL")
+		tr.Eventf("Synced WAL (the commit waited %d µs)", time.Since(start).Microseconds())
 	}
 	return err
 }
