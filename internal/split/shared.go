@@ -347,7 +347,7 @@ func (l *Layer) readShared(ctx context.Context, cmd backend.ReadCommand) (backen
 			return nil, err
 		}
 		l.routing[stripe].RLock()
-		s := l.reg.get(p)
+		s, epoch := l.reg.getWithEpoch(p)
 		if f := pendingFence(s); f != nil && f.overlapsAny(cmd.Slices) {
 			l.routing[stripe].RUnlock()
 			if err := l.waitPending(ctx, s); err != nil {
@@ -366,14 +366,24 @@ func (l *Layer) readShared(ctx context.Context, cmd backend.ReadCommand) (backen
 		if err != nil {
 			return nil, err
 		}
-		return &leaseIter{RowIterator: it, deadline: until.Add(l.shared.opts.Drain)}, nil
+		return &leaseIter{RowIterator: it, l: l, ctx: ctx, p: p, stripe: stripe, epoch: epoch,
+			deadline: until.Add(l.shared.opts.Drain)}, nil
 	}
 }
 
 // leaseIter fails a read that outlives the lease it was routed under (S2):
-// past it, a step may have moved rows away from the shards it reads.
+// past it, a step may have moved rows away from the shards it reads. It
+// goes on instead when a fresh lease shows the partition's state row at
+// the epoch the read was routed by: every change of the row (a pending
+// range first of all) takes a new epoch, so no step has begun to move the
+// partition's rows since.
 type leaseIter struct {
 	backend.RowIterator
+	l        *Layer
+	ctx      context.Context
+	p        backend.LogicalPartition
+	stripe   int
+	epoch    uint64
 	deadline time.Time
 	err      error
 }
@@ -382,11 +392,28 @@ func (it *leaseIter) Next() bool {
 	if it.err != nil {
 		return false
 	}
-	if time.Now().After(it.deadline) {
+	if time.Now().After(it.deadline) && !it.renew() {
 		it.err = cqlerr.New(cqlerr.ServerError, "the read outlived the gateway's lease on the split states; retry it")
 		return false
 	}
 	return it.RowIterator.Next()
+}
+
+// renew extends the read's deadline under a fresh lease when the
+// partition's state row is unchanged.
+func (it *leaseIter) renew() bool {
+	until, err := it.l.leased(it.ctx)
+	if err != nil {
+		return false
+	}
+	it.l.routing[it.stripe].RLock()
+	_, epoch := it.l.reg.getWithEpoch(it.p)
+	it.l.routing[it.stripe].RUnlock()
+	if epoch != it.epoch {
+		return false
+	}
+	it.deadline = until.Add(it.l.shared.opts.Drain)
+	return true
 }
 
 func (it *leaseIter) Err() error {
