@@ -72,6 +72,7 @@ func runOverCluster(t *testing.T, cfg *gocql.ClusterConfig, path string) {
 	t.Cleanup(func() { dropKeyspace(t, cfg, ks) })
 	ecfg := engine.DefaultConfig()
 	ecfg.SplitTick, ecfg.GCInterval = 0, 0
+	ecfg.Timeouts = gatewayTimeouts()
 	h := cqltest.NewWithBackend(t, ecfg, func() (backend.Backend, error) {
 		return clusterstore.Open(context.Background(), clusterstore.Options{Cluster: cfg, Keyspace: ks, Consistency: gocql.One,
 			StateLease: 100 * time.Millisecond, StateDrain: 50 * time.Millisecond}) // short split-state leases: a step waits Lease + Drain

@@ -147,16 +147,6 @@ func generousCounterTimeout() engine.Timeouts {
 	return t
 }
 
-// generousWriteTimeout is the default timeouts with a write allowed 30 s:
-// a list operation that timed out has an unknown outcome (CI's load made
-// one wait past 2 s for the partition's lease), and the list test checks
-// exact contents.
-func generousWriteTimeout() engine.Timeouts {
-	t := engine.DefaultTimeouts()
-	t.Write = 30 * time.Second
-	return t
-}
-
 // TestGatewaysConditionalIncrements: workers over three gateways read v
 // and set it to v+1 IF v = what they read; no applied update is lost.
 func TestGatewaysConditionalIncrements(t *testing.T) {
@@ -219,7 +209,7 @@ func TestGatewaysListRace(t *testing.T) {
 	_, sessions := g1StartGateways(t, 3, []string{
 		`CREATE KEYSPACE app WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`,
 		`CREATE TABLE app.lists (k text PRIMARY KEY, l list<int>)`,
-	}, clusterstore.Options{}, generousWriteTimeout())
+	}, clusterstore.Options{}, gatewayTimeouts())
 	const workers, each = 6, 40
 	run := func(q func(w, i int) (string, []any)) {
 		t.Helper()

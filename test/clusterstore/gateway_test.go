@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/gocql/gocql"
 
@@ -23,6 +24,17 @@ type gateway struct {
 	served chan error
 }
 
+// gatewayTimeouts are the request timeouts of the gateways these tests
+// start: 30 s each. The tests check what the gateway answers, not when (the
+// timeouts have their own tests in test/e2e), and a gateway over one
+// Cassandra node sharing two cores with the rest of the suite can take
+// seconds for a write that waits for a partition's lease; a timed-out
+// write has an unknown outcome that exact checks cannot allow.
+func gatewayTimeouts() engine.Timeouts {
+	return engine.Timeouts{Read: 30 * time.Second, Range: 30 * time.Second, Write: 30 * time.Second,
+		CounterWrite: 30 * time.Second, CASContention: 30 * time.Second, Truncate: time.Minute}
+}
+
 func startGateway(t *testing.T, cfg *gocql.ClusterConfig, keyspace string) *gateway {
 	t.Helper()
 	st, err := clusterstore.Open(context.Background(), clusterstore.Options{Cluster: cfg, Keyspace: keyspace, Consistency: gocql.One})
@@ -35,6 +47,7 @@ func startGateway(t *testing.T, cfg *gocql.ClusterConfig, keyspace string) *gate
 	}
 	g := &gateway{store: st, addr: ln.Addr().(*net.TCPAddr), served: make(chan error, 1)}
 	ecfg := engine.DefaultConfig()
+	ecfg.Timeouts = gatewayTimeouts()
 	ecfg.RPCAddress, ecfg.ListenAddress, ecfg.NativePort = g.addr.IP, g.addr.IP, g.addr.Port
 	ecfg.Auth.Logger = slog.New(slog.DiscardHandler)
 	if g.eng, err = engine.Open(context.Background(), st, ecfg); err != nil {
