@@ -153,12 +153,7 @@ func (g *guard) checkSelect(p *plan.Select, vals []boundValue, opts *Options) er
 	if p.PartitionKey == nil || p.IsKeyRange {
 		return nil
 	}
-	keys, in := int64(1), false
-	for _, terms := range p.PartitionKey {
-		n := termCount(terms, vals)
-		in = in || len(terms) != 1 || n != 1
-		keys *= n
-	}
+	keys, in := partitionKeyCount(p.PartitionKey, vals)
 	if in {
 		if err := g.cartesian("partition key", keys); err != nil {
 			return err
@@ -202,12 +197,7 @@ func (g *guard) checkModify(m *plan.Modify, vals []boundValue) error {
 			}
 		}
 	}
-	keys, in := int64(1), false
-	for _, terms := range m.PartitionKey {
-		n := termCount(terms, vals)
-		in = in || len(terms) != 1 || n != 1
-		keys *= n
-	}
+	keys, in := partitionKeyCount(m.PartitionKey, vals)
 	if in {
 		if err := g.cartesian("partition key", keys); err != nil {
 			return err
@@ -499,4 +489,16 @@ func (g *guard) collection(column string, items, size int64) error {
 		func(t int64) string {
 			return fmt.Sprintf("Detected collection %s of size %d, this exceeds the failure threshold of %d.", column, size, t)
 		})
+}
+
+// partitionKeyCount is the number of partition keys a statement names (the
+// product of each column's value count) and whether an IN names them.
+func partitionKeyCount(pk [][]*plan.Term, vals []boundValue) (keys int64, in bool) {
+	keys = 1
+	for _, terms := range pk {
+		n := termCount(terms, vals)
+		in = in || len(terms) != 1 || n != 1
+		keys *= n
+	}
+	return keys, in
 }
