@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gocql/gocql"
 	"github.com/spf13/cobra"
@@ -29,6 +30,8 @@ type backendFlags struct {
 	consistency   string
 	username      string
 	single        bool
+	// Durations as the configuration file writes them ("2s", "500ms").
+	lease, stateLease, stateDrain string
 }
 
 func (f *backendFlags) register(cmd *cobra.Command, def config.Config) {
@@ -39,10 +42,13 @@ func (f *backendFlags) register(cmd *cobra.Command, def config.Config) {
 	fl.StringVar(&f.consistency, "backend-consistency", def.BackendConsistency, "with --backend cassandra: the consistency of the gateway's reads and writes")
 	fl.BoolVar(&f.single, "backend-single-gateway", def.BackendSingleGateway, "with --backend cassandra: this is the only gateway over the keyspace (read-modify-writes take no cluster-wide lease; a second gateway would lose updates)")
 	fl.StringVar(&f.username, "backend-username", "", "with --backend cassandra: the login, if the cluster asks for one (password in $"+backendPasswordEnv+")")
+	fl.StringVar(&f.lease, "backend-lease", "", "with --backend cassandra: the tenure of a read-modify-write's cluster-wide lease, renewed while held (default 3s)")
+	fl.StringVar(&f.stateLease, "backend-state-lease", "", "with --backend cassandra: how long a gateway routes by the split states it read before reading them again (default 10s)")
+	fl.StringVar(&f.stateDrain, "backend-state-drain", "", "with --backend cassandra: how long a request routed under a state lease may run past its end; a split step waits lease + drain (default 10s)")
 }
 
 // apply sets the flags given on the command line over cfg.
-func (f *backendFlags) apply(cmd *cobra.Command, cfg *config.Config) {
+func (f *backendFlags) apply(cmd *cobra.Command, cfg *config.Config) error {
 	fl := cmd.Flags()
 	if fl.Changed("backend") {
 		cfg.Backend = f.backend
@@ -67,6 +73,25 @@ func (f *backendFlags) apply(cmd *cobra.Command, cfg *config.Config) {
 	if fl.Changed("backend-single-gateway") {
 		cfg.BackendSingleGateway = f.single
 	}
+	for _, d := range []struct {
+		flag string
+		src  string
+		dst  *time.Duration
+	}{
+		{"backend-lease", f.lease, &cfg.BackendLease},
+		{"backend-state-lease", f.stateLease, &cfg.BackendStateLease},
+		{"backend-state-drain", f.stateDrain, &cfg.BackendStateDrain},
+	} {
+		if !fl.Changed(d.flag) {
+			continue
+		}
+		v, err := config.ParseDuration(d.src)
+		if err != nil {
+			return fmt.Errorf("--%s: %w", d.flag, err)
+		}
+		*d.dst = v
+	}
+	return nil
 }
 
 // openBackend opens the store cfg names. pebble is non-nil for the
@@ -111,7 +136,8 @@ func openBackend(ctx context.Context, cfg config.Config) (b backend.Backend, peb
 		return nil, nil, fmt.Errorf("backend_consistency: %w", err)
 	}
 	st, err := clusterstore.Open(ctx, clusterstore.Options{Cluster: cluster, Keyspace: cfg.BackendKeyspace, Consistency: consistency,
-		SingleGateway: cfg.BackendSingleGateway})
+		SingleGateway: cfg.BackendSingleGateway, LeaseDuration: cfg.BackendLease,
+		StateLease: cfg.BackendStateLease, StateDrain: cfg.BackendStateDrain})
 	if err != nil {
 		return nil, nil, err
 	}

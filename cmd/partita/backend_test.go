@@ -3,6 +3,11 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/partita-db/partita/internal/config"
 )
 
 // TestServeBackendFlags: the backend flags reach the configuration and its
@@ -25,4 +30,57 @@ func TestServeBackendFlags(t *testing.T) {
 			t.Errorf("%v: got %v, want an error with %q", tc.args, err, tc.want)
 		}
 	}
+}
+
+// TestBackendFlagsApply: each backend flag sets its option over the file's
+// (here the defaults), and a value the option cannot take is refused with
+// the flag's or the option's name.
+func TestBackendFlagsApply(t *testing.T) {
+	gateway := []string{"--backend", "cassandra", "--contact-points", "10.0.0.1:9042"}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		check func(config.Config) bool
+		err   string
+	}{
+		{name: "leases", args: []string{"--backend-state-lease", "2s", "--backend-state-drain", "2s", "--backend-lease", "1500ms"},
+			check: func(c config.Config) bool {
+				return c.BackendStateLease == 2*time.Second && c.BackendStateDrain == 2*time.Second && c.BackendLease == 1500*time.Millisecond
+			}},
+		{name: "leases default", args: nil,
+			check: func(c config.Config) bool { return c.BackendStateLease == 0 && c.BackendStateDrain == 0 && c.BackendLease == 0 }},
+		{name: "lease not a duration", args: []string{"--backend-state-lease", "2"}, err: `--backend-state-lease: invalid duration "2"`},
+		{name: "lease Go syntax", args: []string{"--backend-lease", "1m30s"}, err: `--backend-lease: invalid duration "1m30s"`},
+		{name: "lease too short", args: []string{"--backend-state-drain", "10ms"}, err: "backend_state_drain: 10ms is shorter than the 1s a lease may be"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := applyBackendFlags(append(append([]string(nil), gateway...), tc.args...))
+			switch {
+			case tc.err != "":
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("got %v, want an error with %q", err, tc.err)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case !tc.check(cfg):
+				t.Fatalf("%v: the configuration does not have them: %+v", tc.args, cfg)
+			}
+		})
+	}
+}
+
+// applyBackendFlags parses args as partita serve's backend flags over the
+// default configuration and validates the result.
+func applyBackendFlags(args []string) (config.Config, error) {
+	var f backendFlags
+	cmd := &cobra.Command{Use: "serve"}
+	cfg := config.Default()
+	f.register(cmd, cfg)
+	if err := cmd.ParseFlags(args); err != nil {
+		return cfg, err
+	}
+	if err := f.apply(cmd, &cfg); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.Validate()
 }

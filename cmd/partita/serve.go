@@ -121,7 +121,9 @@ func (f *serveFlags) load(cmd *cobra.Command) (config.Config, error) {
 		}
 		cfg.SplitMaxPartitionBytes = n
 	}
-	f.backend.apply(cmd, &cfg)
+	if err := f.backend.apply(cmd, &cfg); err != nil {
+		return cfg, err
+	}
 	// The admin token from the environment, which keeps it out of ps.
 	if token := os.Getenv(adminTokenEnv); token != "" {
 		cfg.AdminToken = token

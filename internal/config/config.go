@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -136,6 +135,15 @@ type Config struct {
 	// gateway over the keyspace: read-modify-writes take no cluster-wide
 	// lease (docs/design/gateway.md).
 	BackendSingleGateway bool
+	// BackendLease (backend_lease) is the tenure of a read-modify-write's
+	// cluster-wide lease, renewed while held; BackendStateLease and
+	// BackendStateDrain (backend_state_lease, backend_state_drain) are how
+	// long a gateway routes by the split states it read, and how long a
+	// request routed so may run past that (docs/design/splitting.md,
+	// "Several gateways"). 0 keeps the store's defaults: 3s, 10s, 10s.
+	BackendLease      time.Duration
+	BackendStateLease time.Duration
+	BackendStateDrain time.Duration
 	// ClientEncryption is client_encryption_options: TLS for CQL clients,
 	// with the keystore and truststore as PEM files (tls.go).
 	ClientEncryption server.EncryptionOptions
@@ -203,6 +211,9 @@ type file struct {
 	BackendConsistency                         *string         `yaml:"backend_consistency"`
 	BackendUsername                            *string         `yaml:"backend_username"`
 	BackendSingleGateway                       *bool           `yaml:"backend_single_gateway"`
+	BackendLease                               *string         `yaml:"backend_lease"`
+	BackendStateLease                          *string         `yaml:"backend_state_lease"`
+	BackendStateDrain                          *string         `yaml:"backend_state_drain"`
 	TraceProbability                           *float64        `yaml:"trace_probability"`
 	MinFreeSpacePerDrive                       *string         `yaml:"min_free_space_per_drive"`
 	Authenticator                              *string         `yaml:"authenticator"`
@@ -443,6 +454,9 @@ func (c *Config) apply(f *file) error {
 		{"native_transport_idle_timeout", &c.IdleTimeout, f.NativeTransportIdleTimeout},
 		{"native_transport_frame_read_timeout", &c.FrameReadTimeout, f.NativeTransportFrameReadTimeout},
 		{"native_transport_write_timeout", &c.WriteTimeout, f.NativeTransportWriteTimeout},
+		{"backend_lease", &c.BackendLease, f.BackendLease},
+		{"backend_state_lease", &c.BackendStateLease, f.BackendStateLease},
+		{"backend_state_drain", &c.BackendStateDrain, f.BackendStateDrain},
 	} {
 		if d.src == nil {
 			continue
@@ -731,27 +745,4 @@ func (c *Config) Server() server.Config {
 	// TLS itself is built from the files by the caller (TLSConfig).
 	s.TLSOptional = c.ClientEncryption.Policy() == server.TLSOptional
 	return s
-}
-
-func (c *Config) validateBackend(fail func(option, format string, args ...any)) {
-	switch c.Backend {
-	case BackendPebble:
-	case BackendCassandra:
-		if len(c.BackendContactPoints) == 0 {
-			fail("backend_contact_points", "the cassandra backend needs at least one host:port")
-		}
-		for _, hp := range c.BackendContactPoints {
-			if _, _, err := net.SplitHostPort(hp); err != nil {
-				fail("backend_contact_points", "%q is not host:port", hp)
-			}
-		}
-	default:
-		fail("backend", "must be %q or %q, not %q", BackendPebble, BackendCassandra, c.Backend)
-	}
-	if !slices.Contains(backendConsistencies, strings.ToUpper(c.BackendConsistency)) {
-		fail("backend_consistency", "must be one of %s, not %q", strings.Join(backendConsistencies, ", "), c.BackendConsistency)
-	}
-	if c.BackendKeyspace == "" {
-		fail("backend_keyspace", "must not be empty")
-	}
 }
