@@ -32,6 +32,7 @@ type backendFlags struct {
 	single        bool
 	// Durations as the configuration file writes them ("2s", "500ms").
 	lease, stateLease, stateDrain string
+	replication                   string
 }
 
 func (f *backendFlags) register(cmd *cobra.Command, def config.Config) {
@@ -42,6 +43,7 @@ func (f *backendFlags) register(cmd *cobra.Command, def config.Config) {
 	fl.StringVar(&f.consistency, "backend-consistency", def.BackendConsistency, "with --backend cassandra: the consistency of the gateway's reads and writes")
 	fl.BoolVar(&f.single, "backend-single-gateway", def.BackendSingleGateway, "with --backend cassandra: this is the only gateway over the keyspace (read-modify-writes take no cluster-wide lease; a second gateway would lose updates)")
 	fl.StringVar(&f.username, "backend-username", "", "with --backend cassandra: the login, if the cluster asks for one (password in $"+backendPasswordEnv+")")
+	fl.StringVar(&f.replication, "backend-replication", "", "with --backend cassandra: the replication of the keyspace when the gateway creates it: 3 (SimpleStrategy, 3 replicas), dc1:3,dc2:3 (NetworkTopologyStrategy), or a CQL map such as \"{'class': 'NetworkTopologyStrategy', 'dc1': 3}\" (default SimpleStrategy with 1 replica; an existing keyspace keeps its own)")
 	fl.StringVar(&f.lease, "backend-lease", "", "with --backend cassandra: the tenure of a read-modify-write's cluster-wide lease, renewed while held (default 3s)")
 	fl.StringVar(&f.stateLease, "backend-state-lease", "", "with --backend cassandra: how long a gateway routes by the split states it read before reading them again (default 10s)")
 	fl.StringVar(&f.stateDrain, "backend-state-drain", "", "with --backend cassandra: how long a request routed under a state lease may run past its end; a split step waits lease + drain (default 10s)")
@@ -72,6 +74,9 @@ func (f *backendFlags) apply(cmd *cobra.Command, cfg *config.Config) error {
 	}
 	if fl.Changed("backend-single-gateway") {
 		cfg.BackendSingleGateway = f.single
+	}
+	if fl.Changed("backend-replication") {
+		cfg.BackendReplication = f.replication
 	}
 	for _, d := range []struct {
 		flag string
@@ -135,7 +140,11 @@ func openBackend(ctx context.Context, cfg config.Config) (b backend.Backend, peb
 	if err != nil {
 		return nil, nil, fmt.Errorf("backend_consistency: %w", err)
 	}
-	st, err := clusterstore.Open(ctx, clusterstore.Options{Cluster: cluster, Keyspace: cfg.BackendKeyspace, Consistency: consistency,
+	replication, err := cfg.BackendReplicationCQL()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := clusterstore.Open(ctx, clusterstore.Options{Cluster: cluster, Keyspace: cfg.BackendKeyspace, Consistency: consistency, Replication: replication,
 		SingleGateway: cfg.BackendSingleGateway, LeaseDuration: cfg.BackendLease,
 		StateLease: cfg.BackendStateLease, StateDrain: cfg.BackendStateDrain})
 	if err != nil {

@@ -48,7 +48,18 @@ func TestBackendFlagsApply(t *testing.T) {
 				return c.BackendStateLease == 2*time.Second && c.BackendStateDrain == 2*time.Second && c.BackendLease == 1500*time.Millisecond
 			}},
 		{name: "leases default", args: nil,
-			check: func(c config.Config) bool { return c.BackendStateLease == 0 && c.BackendStateDrain == 0 && c.BackendLease == 0 }},
+			check: func(c config.Config) bool {
+				return c.BackendStateLease == 0 && c.BackendStateDrain == 0 && c.BackendLease == 0
+			}},
+		{name: "replication", args: []string{"--backend-replication", "dc1:3,dc2:3"},
+			check: func(c config.Config) bool {
+				cql, err := c.BackendReplicationCQL()
+				return err == nil && cql == "{'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 3}"
+			}},
+		{name: "replication default", args: nil,
+			check: func(c config.Config) bool { cql, err := c.BackendReplicationCQL(); return err == nil && cql == "" }},
+		{name: "replication bad", args: []string{"--backend-replication", "{'class': 'SimpleStrategy', 'replication_factor': 0}"},
+			err: "backend_replication: SimpleStrategy needs a replication_factor of at least 1"},
 		{name: "lease not a duration", args: []string{"--backend-state-lease", "2"}, err: `--backend-state-lease: invalid duration "2"`},
 		{name: "lease Go syntax", args: []string{"--backend-lease", "1m30s"}, err: `--backend-lease: invalid duration "1m30s"`},
 		{name: "lease too short", args: []string{"--backend-state-drain", "10ms"}, err: "backend_state_drain: 10ms is shorter than the 1s a lease may be"},

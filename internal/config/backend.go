@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net"
 	"slices"
 	"strings"
@@ -35,6 +36,11 @@ func (c *Config) validateBackend(fail func(option, format string, args ...any)) 
 	if c.BackendKeyspace == "" {
 		fail("backend_keyspace", "must not be empty")
 	}
+	if c.BackendReplication != "" {
+		if _, err := ParseReplication(c.BackendReplication); err != nil {
+			fail("backend_replication", "%v", err)
+		}
+	}
 	for _, l := range []struct {
 		name string
 		v    time.Duration
@@ -47,4 +53,17 @@ func (c *Config) validateBackend(fail func(option, format string, args ...any)) 
 			fail(l.name, "%v is shorter than the %v a lease may be (0 keeps the default)", l.v, minBackendLease)
 		}
 	}
+}
+
+// BackendReplicationCQL is backend_replication as CQL's replication map,
+// or "" when it is not set (the store's default).
+func (c *Config) BackendReplicationCQL() (string, error) {
+	if c.BackendReplication == "" {
+		return "", nil
+	}
+	r, err := ParseReplication(c.BackendReplication)
+	if err != nil {
+		return "", fmt.Errorf("backend_replication: %w", err)
+	}
+	return r.CQL(), nil
 }

@@ -144,6 +144,11 @@ type Config struct {
 	BackendLease      time.Duration
 	BackendStateLease time.Duration
 	BackendStateDrain time.Duration
+	// BackendReplication (backend_replication) is the replication of the
+	// keyspace when the gateway creates it, in one of ParseReplication's
+	// forms ("": SimpleStrategy with one replica, for a one-node cluster).
+	// A keyspace that exists keeps its own.
+	BackendReplication string
 	// ClientEncryption is client_encryption_options: TLS for CQL clients,
 	// with the keystore and truststore as PEM files (tls.go).
 	ClientEncryption server.EncryptionOptions
@@ -214,6 +219,7 @@ type file struct {
 	BackendLease                               *string         `yaml:"backend_lease"`
 	BackendStateLease                          *string         `yaml:"backend_state_lease"`
 	BackendStateDrain                          *string         `yaml:"backend_state_drain"`
+	BackendReplication                         *replicaMap     `yaml:"backend_replication"`
 	TraceProbability                           *float64        `yaml:"trace_probability"`
 	MinFreeSpacePerDrive                       *string         `yaml:"min_free_space_per_drive"`
 	Authenticator                              *string         `yaml:"authenticator"`
@@ -403,6 +409,9 @@ func (c *Config) apply(f *file) error {
 	setString(&c.BackendUsername, f.BackendUsername)
 	if f.BackendSingleGateway != nil {
 		c.BackendSingleGateway = *f.BackendSingleGateway
+	}
+	if f.BackendReplication != nil {
+		c.BackendReplication = f.BackendReplication.text
 	}
 	if f.ClientEncryptionOptions != nil {
 		c.ClientEncryption = f.ClientEncryptionOptions.options()
