@@ -26,7 +26,9 @@
 #         --xms SIZE, --xmx SIZE  heap bounds (256m, 512m)
 #         --yaml KEY=VALUE     set a top-level cassandra.yaml option (repeatable;
 #                              replaces the template's line for KEY), e.g.
-#                              --yaml authenticator=PasswordAuthenticator
+#                              --yaml authenticator=PasswordAuthenticator; a
+#                              nested option's VALUE is a YAML flow mapping:
+#                              --yaml 'client_encryption_options={enabled: true, keystore: /x/node.pem}'
 #         --foreground         run in this process (exec java); the pid file
 #                              still names it
 #         --wait SECONDS       background only: return once the native port

@@ -33,6 +33,7 @@ type backendFlags struct {
 	// Durations as the configuration file writes them ("2s", "500ms").
 	lease, stateLease, stateDrain string
 	replication                   string
+	tls                           config.BackendTLS
 }
 
 func (f *backendFlags) register(cmd *cobra.Command, def config.Config) {
@@ -44,6 +45,12 @@ func (f *backendFlags) register(cmd *cobra.Command, def config.Config) {
 	fl.BoolVar(&f.single, "backend-single-gateway", def.BackendSingleGateway, "with --backend cassandra: this is the only gateway over the keyspace (read-modify-writes take no cluster-wide lease; a second gateway would lose updates)")
 	fl.StringVar(&f.username, "backend-username", "", "with --backend cassandra: the login, if the cluster asks for one (password in $"+backendPasswordEnv+")")
 	fl.StringVar(&f.replication, "backend-replication", "", "with --backend cassandra: the replication of the keyspace when the gateway creates it: 3 (SimpleStrategy, 3 replicas), dc1:3,dc2:3 (NetworkTopologyStrategy), or a CQL map such as \"{'class': 'NetworkTopologyStrategy', 'dc1': 3}\" (default SimpleStrategy with 1 replica; an existing keyspace keeps its own)")
+	fl.BoolVar(&f.tls.Enabled, "backend-tls", def.BackendTLS.Enabled, "with --backend cassandra: connect to the cluster over TLS (implied by any --backend-tls-* option)")
+	fl.StringVar(&f.tls.CAFile, "backend-tls-ca-file", "", "with --backend cassandra: PEM file of the CA certificates the nodes' certificates must chain to (default the system's roots)")
+	fl.StringVar(&f.tls.CertFile, "backend-tls-cert-file", "", "with --backend cassandra: PEM file of the gateway's client certificate, for a cluster that requires client authentication (with --backend-tls-key-file)")
+	fl.StringVar(&f.tls.KeyFile, "backend-tls-key-file", "", "with --backend cassandra: PEM file of the private key of --backend-tls-cert-file")
+	fl.StringVar(&f.tls.ServerName, "backend-tls-server-name", "", "with --backend cassandra: the name every node's certificate must carry (default the address dialled)")
+	fl.BoolVar(&f.tls.HostVerification, "backend-tls-host-verification", def.BackendTLS.HostVerification, "with --backend cassandra: check that a node's certificate names it; false checks only that it chains to a trusted CA")
 	fl.StringVar(&f.lease, "backend-lease", "", "with --backend cassandra: the tenure of a read-modify-write's cluster-wide lease, renewed while held (default 3s)")
 	fl.StringVar(&f.stateLease, "backend-state-lease", "", "with --backend cassandra: how long a gateway routes by the split states it read before reading them again (default 10s)")
 	fl.StringVar(&f.stateDrain, "backend-state-drain", "", "with --backend cassandra: how long a request routed under a state lease may run past its end; a split step waits lease + drain (default 10s)")
@@ -77,6 +84,25 @@ func (f *backendFlags) apply(cmd *cobra.Command, cfg *config.Config) error {
 	}
 	if fl.Changed("backend-replication") {
 		cfg.BackendReplication = f.replication
+	}
+	for _, o := range []struct {
+		flag     string
+		src, dst *string
+	}{
+		{"backend-tls-ca-file", &f.tls.CAFile, &cfg.BackendTLS.CAFile},
+		{"backend-tls-cert-file", &f.tls.CertFile, &cfg.BackendTLS.CertFile},
+		{"backend-tls-key-file", &f.tls.KeyFile, &cfg.BackendTLS.KeyFile},
+		{"backend-tls-server-name", &f.tls.ServerName, &cfg.BackendTLS.ServerName},
+	} {
+		if fl.Changed(o.flag) {
+			*o.dst = *o.src
+		}
+	}
+	if fl.Changed("backend-tls") {
+		cfg.BackendTLS.Enabled = f.tls.Enabled
+	}
+	if fl.Changed("backend-tls-host-verification") {
+		cfg.BackendTLS.HostVerification = f.tls.HostVerification
 	}
 	for _, d := range []struct {
 		flag string
@@ -135,6 +161,15 @@ func openBackend(ctx context.Context, cfg config.Config) (b backend.Backend, peb
 	cluster.Port = port
 	if cfg.BackendUsername != "" {
 		cluster.Authenticator = gocql.PasswordAuthenticator{Username: cfg.BackendUsername, Password: os.Getenv(backendPasswordEnv)}
+	}
+	tlsConfig, err := cfg.BackendTLS.TLSConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	if tlsConfig != nil {
+		// With a Config given, the driver verifies as it says (its
+		// EnableHostVerification would only turn a skipped check on).
+		cluster.SslOpts = &gocql.SslOptions{Config: tlsConfig, EnableHostVerification: !tlsConfig.InsecureSkipVerify}
 	}
 	consistency, err := gocql.ParseConsistencyWrapper(strings.ToUpper(cfg.BackendConsistency))
 	if err != nil {

@@ -60,6 +60,24 @@ func TestBackendFlagsApply(t *testing.T) {
 			check: func(c config.Config) bool { cql, err := c.BackendReplicationCQL(); return err == nil && cql == "" }},
 		{name: "replication bad", args: []string{"--backend-replication", "{'class': 'SimpleStrategy', 'replication_factor': 0}"},
 			err: "backend_replication: SimpleStrategy needs a replication_factor of at least 1"},
+		{name: "tls files", args: []string{"--backend-tls-ca-file", "/etc/ca.pem", "--backend-tls-cert-file", "/etc/gw.pem",
+			"--backend-tls-key-file", "/etc/gw-key.pem", "--backend-tls-server-name", "cassandra.internal"},
+			check: func(c config.Config) bool {
+				return c.BackendTLS == config.BackendTLS{CAFile: "/etc/ca.pem", CertFile: "/etc/gw.pem", KeyFile: "/etc/gw-key.pem",
+					ServerName: "cassandra.internal", HostVerification: true} && c.BackendTLS.On()
+			}},
+		{name: "tls with the system's roots", args: []string{"--backend-tls"},
+			check: func(c config.Config) bool {
+				return c.BackendTLS.Enabled && c.BackendTLS.CAFile == "" && c.BackendTLS.On()
+			}},
+		{name: "tls chain only", args: []string{"--backend-tls-ca-file", "/etc/ca.pem", "--backend-tls-host-verification=false"},
+			check: func(c config.Config) bool { return c.BackendTLS.On() && !c.BackendTLS.HostVerification }},
+		{name: "tls off by default", args: nil,
+			check: func(c config.Config) bool { return !c.BackendTLS.On() && c.BackendTLS.HostVerification }},
+		{name: "tls certificate without its key", args: []string{"--backend-tls-cert-file", "/etc/gw.pem"},
+			err: "backend_tls_key_file: the private key of backend_tls_cert_file is required with it"},
+		{name: "tls server name without host verification", args: []string{"--backend-tls-server-name", "x", "--backend-tls-host-verification=false"},
+			err: "backend_tls_server_name: the name is checked only with backend_tls_host_verification"},
 		{name: "lease not a duration", args: []string{"--backend-state-lease", "2"}, err: `--backend-state-lease: invalid duration "2"`},
 		{name: "lease Go syntax", args: []string{"--backend-lease", "1m30s"}, err: `--backend-lease: invalid duration "1m30s"`},
 		{name: "lease too short", args: []string{"--backend-state-drain", "10ms"}, err: "backend_state_drain: 10ms is shorter than the 1s a lease may be"},

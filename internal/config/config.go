@@ -149,6 +149,9 @@ type Config struct {
 	// forms ("": SimpleStrategy with one replica, for a one-node cluster).
 	// A keyspace that exists keeps its own.
 	BackendReplication string
+	// BackendTLS is the encryption of the gateway's connections to the
+	// cluster (backend_tls, backend_tls_*; backendtls.go).
+	BackendTLS BackendTLS
 	// ClientEncryption is client_encryption_options: TLS for CQL clients,
 	// with the keystore and truststore as PEM files (tls.go).
 	ClientEncryption server.EncryptionOptions
@@ -220,6 +223,12 @@ type file struct {
 	BackendStateLease                          *string         `yaml:"backend_state_lease"`
 	BackendStateDrain                          *string         `yaml:"backend_state_drain"`
 	BackendReplication                         *replicaMap     `yaml:"backend_replication"`
+	BackendTLS                                 *bool           `yaml:"backend_tls"`
+	BackendTLSCAFile                           *string         `yaml:"backend_tls_ca_file"`
+	BackendTLSCertFile                         *string         `yaml:"backend_tls_cert_file"`
+	BackendTLSKeyFile                          *string         `yaml:"backend_tls_key_file"`
+	BackendTLSServerName                       *string         `yaml:"backend_tls_server_name"`
+	BackendTLSHostVerification                 *bool           `yaml:"backend_tls_host_verification"`
 	TraceProbability                           *float64        `yaml:"trace_probability"`
 	MinFreeSpacePerDrive                       *string         `yaml:"min_free_space_per_drive"`
 	Authenticator                              *string         `yaml:"authenticator"`
@@ -320,6 +329,7 @@ func Default() Config {
 		Backend:            BackendPebble,
 		BackendKeyspace:    "partita",
 		BackendConsistency: "LOCAL_QUORUM",
+		BackendTLS:         BackendTLS{HostVerification: true},
 
 		Timeouts:                        e.Timeouts,
 		Guardrails:                      e.Guardrails,
@@ -412,6 +422,16 @@ func (c *Config) apply(f *file) error {
 	}
 	if f.BackendReplication != nil {
 		c.BackendReplication = f.BackendReplication.text
+	}
+	if f.BackendTLS != nil {
+		c.BackendTLS.Enabled = *f.BackendTLS
+	}
+	setString(&c.BackendTLS.CAFile, f.BackendTLSCAFile)
+	setString(&c.BackendTLS.CertFile, f.BackendTLSCertFile)
+	setString(&c.BackendTLS.KeyFile, f.BackendTLSKeyFile)
+	setString(&c.BackendTLS.ServerName, f.BackendTLSServerName)
+	if f.BackendTLSHostVerification != nil {
+		c.BackendTLS.HostVerification = *f.BackendTLSHostVerification
 	}
 	if f.ClientEncryptionOptions != nil {
 		c.ClientEncryption = f.ClientEncryptionOptions.options()
@@ -606,6 +626,9 @@ func (c *Config) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := c.ClientEncryption.Check(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.BackendTLS.Check(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

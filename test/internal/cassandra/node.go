@@ -2,6 +2,7 @@ package cassandra
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -44,8 +45,14 @@ type Options struct {
 	// StartTimeout bounds the wait for the first answer (default 5 min: on
 	// 2 cores shared with other suites a node took up to 116 s).
 	StartTimeout time.Duration
-	// Yaml holds top-level cassandra.yaml options, KEY=VALUE each.
+	// Yaml holds top-level cassandra.yaml options, KEY=VALUE each; a
+	// nested option is a flow mapping, as in
+	// client_encryption_options={enabled: true, keystore: /x/node.pem}.
 	Yaml []string
+	// ClientTLS, for a node whose client_encryption_options require TLS,
+	// is how this package's own connections (the start-up query and
+	// NewCluster's sessions) encrypt theirs.
+	ClientTLS *tls.Config
 	// Logf receives progress lines (the start time); nil discards them.
 	Logf func(format string, args ...any)
 
@@ -67,6 +74,7 @@ type Node struct {
 	// first query.
 	StartupTime time.Duration
 
+	clientTLS *tls.Config
 	cmd       *exec.Cmd
 	exited    chan struct{} // closed once cmd.Wait returned
 	removeDir bool
@@ -90,6 +98,9 @@ func (n *Node) NewCluster() *gocql.ClusterConfig {
 	c.HostFilter = gocql.HostFilterFunc(func(h *gocql.HostInfo) bool {
 		return h.ConnectAddress().Equal(ip)
 	})
+	if n.clientTLS != nil {
+		c.SslOpts = &gocql.SslOptions{Config: n.clientTLS}
+	}
 	return c
 }
 
@@ -169,6 +180,7 @@ func prepare(opts Options) (*Node, []string, error) {
 	n := &Node{
 		Address: opts.Address, NativePort: opts.NativePort, StoragePort: opts.StoragePort,
 		JMXPort: opts.JMXPort, Dir: opts.Dir, exited: make(chan struct{}), removeDir: opts.discardDir,
+		clientTLS: opts.ClientTLS,
 	}
 	if n.Address == "" {
 		n.Address = "127.0.0.1"
