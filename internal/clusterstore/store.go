@@ -41,7 +41,9 @@ type Options struct {
 	MaxBatchBytes int
 	// SingleGateway says no other gateway uses the keyspace: read-modify-
 	// writes then take no cluster-wide lease (lease.go), only the
-	// gateway's own locks. Running a second gateway loses updates.
+	// gateway's own locks. Running a second gateway loses updates. Open
+	// refuses it over a keyspace whose split states several gateways
+	// shared (checkNoSharedStates).
 	SingleGateway bool
 	// LeaseDuration is a read-modify-write lease's tenure, renewed while
 	// held (default 3s); LeaseSkew the clock difference between gateways
@@ -134,10 +136,34 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		session.Close()
 		return nil, fmt.Errorf("clusterstore: replay the batch log: %w", err)
 	}
-	if !opts.SingleGateway {
+	if opts.SingleGateway {
+		if err := s.checkNoSharedStates(ctx); err != nil {
+			session.Close()
+			return nil, err
+		}
+	} else {
 		s.leases = newLeases(s, leaseTimingsOf(opts))
 	}
 	return s, nil
+}
+
+// checkNoSharedStates refuses SingleGateway over a keyspace whose split
+// states are shared rows: a single gateway keeps its states as metadata and
+// never reads those rows, so it would route a partition split by several
+// gateways as unsplit (its moved rows unseen), or by a state the shared
+// rows have since replaced.
+func (s *Store) checkNoSharedStates(ctx context.Context) error {
+	var key []byte
+	err := s.session.Query(fmt.Sprintf(`SELECT key FROM %s.splitstates WHERE bucket = 0 LIMIT 1`, s.keyspace)).
+		WithContext(ctx).Scan(&key)
+	switch {
+	case errors.Is(err, gocql.ErrNotFound):
+		return nil
+	case err != nil:
+		return fmt.Errorf("clusterstore: read the split states: %w", clusterError(err))
+	}
+	return fmt.Errorf("clusterstore: keyspace %s holds split states shared by several gateways, which a single gateway "+
+		"does not read; serve it without the single-gateway option (backend_single_gateway)", s.keyspace)
 }
 
 func (s *Store) createMetaTables(ctx context.Context) error {
