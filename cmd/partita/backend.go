@@ -139,20 +139,34 @@ func openBackend(ctx context.Context, cfg config.Config) (b backend.Backend, peb
 		}
 		return st, st, nil
 	}
+	opts, err := clusterOptions(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := clusterstore.Open(ctx, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, nil, nil
+}
+
+// clusterOptions maps a gateway's configuration onto the cluster store's,
+// reading the TLS files.
+func clusterOptions(cfg config.Config) (clusterstore.Options, error) {
 	hosts := make([]string, 0, len(cfg.BackendContactPoints))
 	port := 0
 	for _, hp := range cfg.BackendContactPoints {
 		host, p, err := net.SplitHostPort(hp)
 		if err != nil {
-			return nil, nil, fmt.Errorf("backend_contact_points: %w", err)
+			return clusterstore.Options{}, fmt.Errorf("backend_contact_points: %w", err)
 		}
 		n, err := strconv.Atoi(p)
 		if err != nil {
-			return nil, nil, fmt.Errorf("backend_contact_points: %q: bad port", hp)
+			return clusterstore.Options{}, fmt.Errorf("backend_contact_points: %q: bad port", hp)
 		}
 		if port != 0 && n != port {
 			// The driver dials every host it discovers on one port.
-			return nil, nil, fmt.Errorf("backend_contact_points: every contact point must use the same port (%d and %d)", port, n)
+			return clusterstore.Options{}, fmt.Errorf("backend_contact_points: every contact point must use the same port (%d and %d)", port, n)
 		}
 		port = n
 		hosts = append(hosts, host)
@@ -164,7 +178,7 @@ func openBackend(ctx context.Context, cfg config.Config) (b backend.Backend, peb
 	}
 	tlsConfig, err := cfg.BackendTLS.TLSConfig()
 	if err != nil {
-		return nil, nil, err
+		return clusterstore.Options{}, err
 	}
 	if tlsConfig != nil {
 		// With a Config given, the driver verifies as it says (its
@@ -173,17 +187,13 @@ func openBackend(ctx context.Context, cfg config.Config) (b backend.Backend, peb
 	}
 	consistency, err := gocql.ParseConsistencyWrapper(strings.ToUpper(cfg.BackendConsistency))
 	if err != nil {
-		return nil, nil, fmt.Errorf("backend_consistency: %w", err)
+		return clusterstore.Options{}, fmt.Errorf("backend_consistency: %w", err)
 	}
 	replication, err := cfg.BackendReplicationCQL()
 	if err != nil {
-		return nil, nil, err
+		return clusterstore.Options{}, err
 	}
-	st, err := clusterstore.Open(ctx, clusterstore.Options{Cluster: cluster, Keyspace: cfg.BackendKeyspace, Consistency: consistency, Replication: replication,
+	return clusterstore.Options{Cluster: cluster, Keyspace: cfg.BackendKeyspace, Consistency: consistency, Replication: replication,
 		SingleGateway: cfg.BackendSingleGateway, LeaseDuration: cfg.BackendLease,
-		StateLease: cfg.BackendStateLease, StateDrain: cfg.BackendStateDrain})
-	if err != nil {
-		return nil, nil, err
-	}
-	return st, nil, nil
+		StateLease: cfg.BackendStateLease, StateDrain: cfg.BackendStateDrain}, nil
 }

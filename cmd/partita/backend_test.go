@@ -1,10 +1,13 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gocql/gocql"
 	"github.com/spf13/cobra"
 
 	"github.com/partita-db/partita/internal/config"
@@ -112,4 +115,48 @@ func applyBackendFlags(args []string) (config.Config, error) {
 		return cfg, err
 	}
 	return cfg, cfg.Validate()
+}
+
+// TestClusterOptions: the gateway flags reach the cluster store's options
+// and the driver's configuration.
+func TestClusterOptions(t *testing.T) {
+	cfg, err := applyBackendFlags([]string{"--backend", "cassandra", "--contact-points", "10.0.0.1:9142,10.0.0.2:9142",
+		"--backend-keyspace", "gw", "--backend-consistency", "quorum", "--backend-replication", "dc1:3",
+		"--backend-lease", "4s", "--backend-state-lease", "2s", "--backend-state-drain", "3s", "--backend-tls"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := clusterOptions(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Keyspace != "gw" || opts.Consistency != gocql.Quorum || opts.Replication != "{'class': 'NetworkTopologyStrategy', 'dc1': 3}" ||
+		opts.LeaseDuration != 4*time.Second || opts.StateLease != 2*time.Second || opts.StateDrain != 3*time.Second || opts.SingleGateway {
+		t.Errorf("store options %+v", opts)
+	}
+	if c := opts.Cluster; c.Port != 9142 || strings.Join(c.Hosts, ",") != "10.0.0.1,10.0.0.2" {
+		t.Errorf("driver hosts %v port %d", c.Hosts, c.Port)
+	}
+	// TLS with the system's roots, the node's name checked.
+	ssl := opts.Cluster.SslOpts
+	if ssl == nil || ssl.Config == nil || ssl.Config.InsecureSkipVerify || ssl.Config.RootCAs != nil || !ssl.EnableHostVerification {
+		t.Errorf("TLS options %+v", ssl)
+	}
+
+	cfg.BackendTLS = config.BackendTLS{}
+	if opts, err := clusterOptions(cfg); err != nil || opts.Cluster.SslOpts != nil {
+		t.Errorf("without TLS: %v, %+v", err, opts.Cluster.SslOpts)
+	}
+	cfg.BackendTLS = config.BackendTLS{CAFile: filepath.Join(t.TempDir(), "missing.pem"), HostVerification: true}
+	if _, err := clusterOptions(cfg); err == nil || !strings.Contains(err.Error(), "backend_tls_ca_file: open ") {
+		t.Errorf("a missing CA file: got %v", err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty.pem")
+	if err := os.WriteFile(empty, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg.BackendTLS.CAFile = empty
+	if _, err := clusterOptions(cfg); err == nil || !strings.Contains(err.Error(), "backend_tls_ca_file: "+empty+" holds no PEM certificate") {
+		t.Errorf("a CA file without certificates: got %v", err)
+	}
 }
