@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,7 +145,7 @@ func backendHandshakeTo(t *testing.T, opts config.BackendTLS, addr string) error
 // Cassandra 5.0 node whose client_encryption_options require TLS and a
 // client certificate (PEM files, PEMBasedSslContextFactory): with the
 // --backend-tls-* flags the gateway starts, creates its keyspace with the
-// --backend-replication given, and serves reads and writes; without a
+// backend_replication of its file, and serves reads and writes; without a
 // client certificate, with a CA that did not sign the node's certificate,
 // with a server name the certificate lacks, or in plain text, it refuses
 // to start and says why.
@@ -199,10 +200,21 @@ func TestGatewayBackendTLS(t *testing.T) {
 
 	t.Run("mutual TLS", func(t *testing.T) {
 		const keyspace = "tls_gateway"
-		p := startPartita(t, t.TempDir(), gateway(keyspace, "--backend-tls-ca-file", certs.CA,
-			"--backend-tls-cert-file", certs.ClientCert, "--backend-tls-key-file", certs.ClientKey,
-			"--backend-replication", "datacenter1:1")...)
-		s, err := newCluster(p.host, p.port).CreateSession()
+		// The file gives the replication as a mapping, and request
+		// timeouts long enough for a first write, which creates the
+		// backing tables in the cluster (seconds on a loaded machine): the
+		// test checks answers, not speed.
+		conf := filepath.Join(t.TempDir(), "gateway.yaml")
+		yaml := "backend_replication:\n  class: NetworkTopologyStrategy\n  datacenter1: 1\n" +
+			"read_request_timeout: 30s\nrange_request_timeout: 30s\nwrite_request_timeout: 30s\n"
+		if err := os.WriteFile(conf, []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p := startPartita(t, t.TempDir(), gateway(keyspace, "--config", conf, "--backend-tls-ca-file", certs.CA,
+			"--backend-tls-cert-file", certs.ClientCert, "--backend-tls-key-file", certs.ClientKey)...)
+		c := newCluster(p.host, p.port)
+		c.Timeout = time.Minute
+		s, err := c.CreateSession()
 		if err != nil {
 			t.Fatalf("connect to the gateway: %v\n%s", err, p.logs)
 		}
