@@ -3,13 +3,13 @@ package e2e_test
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gocql/gocql"
 
+	"github.com/partita-db/partita/test/internal/partitaproc"
 	"github.com/partita-db/partita/test/internal/testserver"
 )
 
@@ -29,11 +29,7 @@ func run(m *testing.M) int {
 	}
 	defer node.Stop()
 	defer closeShared()
-	defer func() {
-		if buildPath != "" {
-			os.RemoveAll(filepath.Dir(buildPath))
-		}
-	}()
+	defer partitaproc.RemoveBinary()
 	return m.Run()
 }
 
