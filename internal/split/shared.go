@@ -392,11 +392,18 @@ func (it *leaseIter) Next() bool {
 	if it.err != nil {
 		return false
 	}
+	// The deadline is checked once the backend has answered, not before
+	// asking it: a request held up in the network reaches the cluster late,
+	// and a row, or the end of the rows, that arrives past the deadline may
+	// have been read after a step moved rows away from the shards the read
+	// was routed to (the end then hides them). What arrived by the deadline
+	// was read before any such move (S3).
+	more := it.RowIterator.Next()
 	if time.Now().After(it.deadline) && !it.renew() {
 		it.err = cqlerr.New(cqlerr.ServerError, "the read outlived the gateway's lease on the split states; retry it")
 		return false
 	}
-	return it.RowIterator.Next()
+	return more
 }
 
 // renew extends the read's deadline under a fresh lease when the
