@@ -17,9 +17,14 @@ import (
 
 	"github.com/partita-db/partita/internal/clusterstore"
 	"github.com/partita-db/partita/test/internal/cassandra"
+	"github.com/partita-db/partita/test/internal/partitaproc"
 )
 
-func TestMain(m *testing.M) { os.Exit(cassandra.Main(m)) }
+func TestMain(m *testing.M) {
+	code := cassandra.Main(m)
+	partitaproc.RemoveBinary() // the gateway processes' binary (process_faults_test.go)
+	os.Exit(code)
+}
 
 // clusterConfig is gocql's configuration for the node under test:
 // PARTITA_REFERENCE_ADDR, or the binary's shared node.
