@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +20,8 @@ func newBenchCmd() *cobra.Command {
 		workload      string
 		pebble        bool
 		serverProcess bool
+		big           bool
+		bo            bench.BigOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "partita-bench",
@@ -62,6 +65,9 @@ it is non-zero when the harness or a workload failed.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if big {
+				return runBig(ctx, cmd, o, bo)
+			}
 			rep, err := bench.Run(ctx, o)
 			if rep != nil {
 				if werr := rep.WriteSummary(cmd.OutOrStdout()); werr != nil && err == nil {
@@ -103,7 +109,29 @@ it is non-zero when the harness or a workload failed.`,
 	fl.StringVar(&o.CassandraHeap, "cassandra-heap", bench.DefaultCassandraHeap, "the Cassandra peers' heap (-Xms and -Xmx)")
 	fl.BoolVar(&pebble, "pebble-floor", false, "also write every ingest step's rows as raw Pebble batches (Sync), the floor")
 	fl.StringVar(&o.CPUProfileDir, "cpuprofile", "", "directory for one CPU profile per Partita step (of the server process; in-process: of the server and the driver)")
+	fl.BoolVar(&big, "big", false, "instead of the workloads: bulk-load the big data set (a partition of --big-rows rows, one of 1,000, filler up to --big-bytes on disk), then time restarts to the first answer (kill -9 and clean) and the latest-100 and 1-hour reads of both partitions; results in --out/big.json")
+	fl.IntVar(&bo.Rows, "big-rows", bench.DefaultBigRows, "rows of the big data set's wide partition")
+	fl.Int64Var(&bo.MinBytes, "big-bytes", bench.DefaultBigMinBytes, "on-disk size the big data set's directory must reach (filler partitions make up the rest)")
+	fl.StringVar(&bo.Dir, "big-dir", "", "where the big data set's directory (big-*) is made (default: the temporary directory); removed at the end")
+	fl.BoolVar(&bo.Keep, "big-keep", false, "keep the big data set's directory")
+	fl.BoolVar(&bo.Overlap, "big-overlap", false, "load the big data set's filler in overlapping rounds, leaving compaction debt for the restarts to meet")
+	fl.IntVar(&bo.Restarts, "big-restarts", 5, "kill -9 restarts the big step times")
 	return cmd
+}
+
+// runBig runs the big step and prints its summary.
+func runBig(ctx context.Context, cmd *cobra.Command, o bench.Options, bo bench.BigOptions) error {
+	bo.ServerBin, bo.Duration, bo.Connections, bo.OutDir, bo.Log = o.ServerBin, o.Duration, o.Connections, o.OutDir, cmd.ErrOrStderr()
+	if cmd.Flags().Changed("concurrency") {
+		bo.Concurrency = o.Concurrency
+	}
+	rep, err := bench.RunBig(ctx, bo)
+	if rep != nil {
+		if werr := rep.WriteSummary(cmd.OutOrStdout()); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return err
 }
 
 // isTerminal reports whether w is a character device (a terminal).

@@ -203,6 +203,16 @@ func nodeIdentity(ctx context.Context, b backend.Backend, cfg Config) ([16]byte,
 	return id, tokens, err
 }
 
+// StoredSchema reads the schema a backend holds, without opening an engine
+// on it (offline tools that write a table's data in its storage encoding).
+func StoredSchema(ctx context.Context, b backend.Backend) (*catalog.Schema, error) {
+	cat, err := catalog.Open(ctx, schemaStore{b}, catalog.Topology{Nodes: 1}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return cat.Current(), nil
+}
+
 // schemaStore keeps the catalog in the backend's metadata.
 type schemaStore struct{ b backend.Backend }
 

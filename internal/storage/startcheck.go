@@ -108,6 +108,7 @@ func verifyFiles(fs vfs.FS, dir string, popts *pebble.Options) (walBytes uint64,
 	}
 	check := popts.Clone()
 	check.ReadOnly, check.DisableTableStats = true, true
+	check.Experimental.CompactionScheduler = nil // Pebble's own: the store's gate serves one DB
 	check.EventListener = &pebble.EventListener{DataCorruption: func(pebble.DataCorruptionInfo) {}}
 	db, err := pebble.Open(dir, check)
 	if err != nil {

@@ -83,6 +83,9 @@ type Store struct {
 	// fs and dir are the file system and directory the store lives in.
 	fs  vfs.FS
 	dir string
+	// popts are the options the store opened Pebble with (bulk loads
+	// write their sstables with them).
+	popts *pebble.Options
 	// deleteFlush is set while a flush requested after a deletion runs.
 	deleteFlush atomic.Bool
 	// deletionChunkKeys and afterDeletionChunk are Options'.
@@ -180,8 +183,11 @@ func Open(opts Options) (*Store, error) {
 	if st.disk.tooFullToReplay(walBytes) {
 		popts.ReadOnly = true
 	}
+	gate := newOpenGate()
+	popts.Experimental.CompactionScheduler = gate
 	db, err := pebble.Open(opts.Dir, popts)
 	if err != nil {
+		gate.end()
 		st.disk.close()
 		cache.Unref()
 		return nil, openError(opts.Dir, err)
@@ -190,7 +196,8 @@ func Open(opts Options) (*Store, error) {
 	if opts.NoSync {
 		wo = pebble.NoSync
 	}
-	st.db, st.sync = db, wo
+	st.db, st.sync, st.popts = db, wo, popts
+	gate.opened()
 	if opts.GCGrace != nil {
 		st.SetGCGrace(opts.GCGrace)
 	}
