@@ -191,3 +191,36 @@ func TestPoolRounds(t *testing.T) {
 		t.Errorf("a failed round pooled into %+v", got)
 	}
 }
+
+// TestResolveTarget: the gateway target runs the seed workloads and the
+// split workload by default, on the node named or in the environment,
+// and refuses what it cannot run.
+func TestResolveTarget(t *testing.T) {
+	t.Setenv(referenceAddrEnv, "127.0.0.1:19150")
+	o, err := Options{Target: TargetGateway, Quick: true}.Resolve()
+	switch {
+	case err != nil:
+		t.Fatal(err)
+	case !slices.Equal(o.Workloads, gatewayWorkloads) || o.ClusterAddr != "127.0.0.1:19150" || o.Rounds != 1 || o.Peer != PeerNone:
+		t.Errorf("resolved to workloads %v, cluster %q, rounds %d, peer %q", o.Workloads, o.ClusterAddr, o.Rounds, o.Peer)
+	}
+	if o, err := (Options{Target: TargetGateway, Quick: true, ClusterAddr: "10.0.0.1:9042"}).Resolve(); err != nil || o.ClusterAddr != "10.0.0.1:9042" {
+		t.Errorf("--cluster-addr: %q, %v", o.ClusterAddr, err)
+	}
+	for _, tc := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Target: "cluster"}, `unknown target "cluster"`},
+		{Options{Target: TargetGateway, InProcess: true}, "no --in-process"},
+		{Options{Target: TargetGateway, CQLAddr: "127.0.0.1:9042"}, "no --in-process or --cql-addr"},
+		{Options{Target: TargetGateway, Peer: PeerPostgres}, "no --peer"},
+		{Options{Rounds: 3}, "for --target gateway"},
+		{Options{SingleGateway: true}, "for --target gateway"},
+	} {
+		tc.o.Quick = true
+		if _, err := tc.o.Resolve(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want %q", tc.o, err, tc.want)
+		}
+	}
+}
