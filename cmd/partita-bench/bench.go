@@ -45,6 +45,16 @@ CPU time and allocated bytes per request and its peak resident set.
 share one process, whose figures are not the server's alone); --cql-addr
 targets a running server.
 
+--target gateway runs the child process as a gateway over an Apache
+Cassandra node (serve --backend cassandra, in a fresh backend keyspace): the
+node at --cluster-addr, else $PARTITA_REFERENCE_ADDR, else a throwaway node
+started with scripts/cassandra.sh. The seed workloads (all, by default:
+iot, user-events, hot-asset) run step by step through the gateway and
+directly against the same node, in a fresh keyspace of the same tables
+(system cassandra-direct), each timed read in --rounds rounds; the split
+workload runs through the gateway alone. The keyspaces are dropped at the
+end.
+
 The exit code is 0 whenever the harness ran, whether or not targets were met;
 it is non-zero when the harness or a workload failed.`,
 		Args: cobra.NoArgs,
@@ -108,6 +118,10 @@ it is non-zero when the harness or a workload failed.`,
 	fl.StringVar(&o.CassandraScript, "cassandra-script", "", "scripts/cassandra.sh, which installs and starts the Cassandra peers (default: $PARTITA_CASSANDRA_SCRIPT, else the repository's)")
 	fl.StringVar(&o.CassandraHeap, "cassandra-heap", bench.DefaultCassandraHeap, "the Cassandra peers' heap (-Xms and -Xmx)")
 	fl.BoolVar(&pebble, "pebble-floor", false, "also write every ingest step's rows as raw Pebble batches (Sync), the floor")
+	fl.StringVar(&o.Target, "target", bench.TargetNode, "what is under test: node (Partita on its embedded store) or gateway (serve --backend cassandra, against the same Cassandra node read directly)")
+	fl.StringVar(&o.ClusterAddr, "cluster-addr", "", "with --target gateway: host:port of the Cassandra node (default: $PARTITA_REFERENCE_ADDR, else a throwaway node)")
+	fl.IntVar(&o.Rounds, "rounds", 1, "with --target gateway: rounds of each timed read per system, alternating which system goes first")
+	fl.BoolVar(&o.SingleGateway, "single-gateway", false, "with --target gateway: run the gateway with --backend-single-gateway (no leases; split states as metadata, a faster backfill)")
 	fl.StringVar(&o.CPUProfileDir, "cpuprofile", "", "directory for one CPU profile per Partita step (of the server process; in-process: of the server and the driver)")
 	fl.BoolVar(&big, "big", false, "instead of the workloads: bulk-load the big data set (a partition of --big-rows rows, one of 1,000, filler up to --big-bytes on disk), then time restarts to the first answer (kill -9 and clean) and the latest-100 and 1-hour reads of both partitions; results in --out/big.json")
 	fl.IntVar(&bo.Rows, "big-rows", bench.DefaultBigRows, "rows of the big data set's wide partition")

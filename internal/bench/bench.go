@@ -35,7 +35,11 @@ func Run(ctx context.Context, o Options) (rep *Report, err error) {
 		if probe == "" {
 			probe = w.probe
 		}
-		rep.Workloads = append(rep.Workloads, runWorkload(ctx, r, w, env.systems))
+		if env.cluster != nil {
+			rep.Workloads = append(rep.Workloads, runWorkloadInterleaved(ctx, r, w, env.systems, env.cluster))
+		} else {
+			rep.Workloads = append(rep.Workloads, runWorkload(ctx, r, w, env.systems))
+		}
 		if ctx.Err() != nil {
 			return rep, ctx.Err()
 		}
@@ -87,7 +91,11 @@ func settingsOf(o Options) Settings {
 	s := Settings{Workloads: o.Workloads, Quick: o.Quick, Server: server, Connections: o.Connections,
 		Concurrency: o.Concurrency, ReadSeconds: o.Duration.Seconds(), Rows: o.Rows, WideRows: o.WideRows,
 		TombstoneRows: o.TombstoneRows, SplitRows: o.SplitRows, SplitOther: o.SplitOtherRows, SplitMaxRows: o.SplitMaxRows,
-		SplitWindowSeconds: o.serverSplitTiming().window.Seconds(), Peer: o.Peer, PebbleFloor: o.PebbleFloor}
+		SplitWindowSeconds: o.serverSplitTiming().window.Seconds(), Peer: o.Peer, PebbleFloor: o.PebbleFloor,
+		Target: o.Target}
+	if o.Target == TargetGateway {
+		s.Rounds, s.SingleGateway = o.Rounds, o.SingleGateway
+	}
 	if o.hasPeer(PeerCassandra) || o.hasPeer(PeerCassandraPeriodic) {
 		s.CassandraHeap = o.CassandraHeap
 	}
@@ -127,6 +135,9 @@ type environment struct {
 	// cassandras, and closing it stops its node.
 	systems    []system
 	cassandras []*cassandraSystem
+	// cluster is the gateway target's Cassandra node (nil for the node
+	// target); closing it drops the keyspaces the run made there.
+	cluster *gatewayCluster
 }
 
 // openSystems starts the in-process server (unless o.CQLAddr is set), the
@@ -139,6 +150,14 @@ func openSystems(ctx context.Context, o Options, peerAuto bool, rep *Report) (en
 			err = errors.Join(err, env.close())
 		}
 	}()
+	if o.Target == TargetGateway {
+		if env.cluster, err = openGatewayCluster(ctx, o); err != nil {
+			return env, err
+		}
+		rep.Settings.ClusterAddr = env.cluster.addr
+		rep.Settings.ClusterVersion = env.cluster.version
+		rep.Settings.BackendKeyspace, rep.Settings.DirectKeyspace = env.cluster.backendKeyspace, env.cluster.directKeyspace
+	}
 	addr, err := env.startPartita(ctx, o)
 	if err != nil {
 		return env, err
@@ -155,6 +174,13 @@ func openSystems(ctx context.Context, o Options, peerAuto bool, rep *Report) (en
 		p.httpAddr = func() string { return env.child.httpAddr }
 	}
 	env.systems = append(env.systems, p)
+	if env.cluster != nil {
+		direct, err := env.cluster.openDirect(ctx, o)
+		if err != nil {
+			return env, err
+		}
+		env.systems = append(env.systems, direct)
+	}
 	if o.hasPeer(PeerPostgres) {
 		if err := env.openPostgres(ctx, o); err != nil {
 			if !peerAuto {
@@ -202,7 +228,11 @@ func (env *environment) startPartita(ctx context.Context, o Options) (addr strin
 	if err := os.Mkdir(data, 0o755); err != nil {
 		return "", err
 	}
-	if env.child, err = startChildNode(ctx, bin, data, o.splitTiming); err != nil {
+	var backendArgs []string
+	if env.cluster != nil {
+		backendArgs = env.cluster.gatewayArgs()
+	}
+	if env.child, err = startChildNode(ctx, bin, data, o.splitTiming, backendArgs); err != nil {
 		return "", fmt.Errorf("start Partita: %w", err)
 	}
 	fmt.Fprintf(o.Log, "partita serve (pid %d) on %s, metrics on %s, log in %s\n", env.child.pid(), env.child.addr, env.child.httpAddr, env.child.logPath)
@@ -246,6 +276,10 @@ func (env *environment) close() error {
 	if env.child != nil {
 		errs = append(errs, env.child.stop())
 		env.child = nil
+	}
+	if env.cluster != nil { // after the gateway, whose keyspace it drops
+		errs = append(errs, env.cluster.close())
+		env.cluster = nil
 	}
 	if env.dataDir != "" {
 		errs = append(errs, os.RemoveAll(env.dataDir))

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gocql/gocql"
 )
 
 // cassandraSystem is a Cassandra peer: the same gocql system as Partita's
@@ -113,10 +115,16 @@ const settleTimeout = 5 * time.Minute
 // compaction of the data a workload wrote does not run beside the next
 // system's steps (package invariant 2). It returns how long it waited.
 func (c *cassandraSystem) settle(ctx context.Context) (time.Duration, error) {
+	return settleNode(ctx, c.session, c.name(), settleTimeout)
+}
+
+// settleNode waits, up to timeout, until the node s is connected to runs
+// no compaction; name is the node's in the error.
+func settleNode(ctx context.Context, s *gocql.Session, name string, timeout time.Duration) (time.Duration, error) {
 	began := time.Now()
 	quiet := 0
-	err := poll(ctx, settleTimeout, 500*time.Millisecond, c.name()+"'s compactions to finish", func() (bool, error) {
-		iter := c.session.Query("SELECT kind FROM system_views.sstable_tasks").WithContext(ctx).Iter()
+	err := poll(ctx, timeout, 500*time.Millisecond, name+"'s compactions to finish", func() (bool, error) {
+		iter := s.Query("SELECT kind FROM system_views.sstable_tasks").WithContext(ctx).Iter()
 		tasks := iter.NumRows()
 		if err := iter.Close(); err != nil {
 			return false, fmt.Errorf("read system_views.sstable_tasks: %w", err)

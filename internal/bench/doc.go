@@ -18,17 +18,24 @@
 // side by side in one run. It reports; it does not judge: a missed target is
 // a line in the report, not a failure.
 //
+// Options.Target TargetGateway puts Partita under test as a gateway over an
+// Apache Cassandra node (`serve --backend cassandra`, gateway.go) and runs
+// the same workloads directly against that node, step by step, each timed
+// read in rounds that alternate which system goes first: the figures that
+// matter are the ratios gateway ÷ direct (targets_gateway.go).
+//
 // Layout: options.go (flags and sizes), workloads.go, wide.go,
 // tombstones.go, lwt.go and split.go (the workloads as data: tables and
 // steps), splitwatch.go (what the split workload asks the server's
 // system_partita tables), runner.go (driving a step),
 // partita.go (any CQL server: Partita, a Cassandra peer), postgres.go,
 // cassandra.go and cassandrapeer.go (the Cassandra node and peer), and
-// pebblefloor.go (the systems), proc.go (the server processes it starts),
+// pebblefloor.go (the systems), gateway.go (the gateway target's node,
+// keyspaces and interleaved runs), proc.go (the server processes it starts),
 // serverproc.go (the Partita server process and its restart), meter.go
 // (the server's CPU time and allocations per step), server.go (the
 // in-process node and its restart), report.go, targets.go,
-// targets_cassandra.go and charts.go (the output).
+// targets_cassandra.go, targets_gateway.go and charts.go (the output).
 //
 // Invariants:
 //  1. Every request's arguments are a pure function of the workload, the
@@ -40,7 +47,10 @@
 //     system starts only after the previous one finished the workload and,
 //     for a Cassandra peer, its compactions (settler; bounded by a timeout
 //     that is logged, not failed). The periodic-commit-log Cassandra runs
-//     only the steps that write.
+//     only the steps that write. The gateway target interleaves by step
+//     instead: a step runs on the gateway and on the direct system, one
+//     after the other, before the next step starts, and the node's
+//     compactions are waited for after each write step.
 //  3. While a step has requests left, exactly its concurrency (Options.
 //     Concurrency, or 1 for a lone DELETE and for the split workload's
 //     whole 8-children range) of them are in flight: one per

@@ -42,6 +42,24 @@ const (
 	PeerNone              = "none"
 )
 
+// Targets: what Options.Target puts under test.
+const (
+	// TargetNode is Partita on its embedded store (the default).
+	TargetNode = "node"
+	// TargetGateway is Partita as a gateway over an Apache Cassandra node
+	// (`serve --backend cassandra`), side by side with the same node read
+	// and written directly (gateway.go).
+	TargetGateway = "gateway"
+)
+
+// gatewayWorkloads are the workloads the gateway target runs by default:
+// the seed workloads, then the split workload (through the gateway only).
+var gatewayWorkloads = []string{WorkloadIoT, WorkloadUserEvents, WorkloadHotAsset, WorkloadSplit}
+
+// referenceAddrEnv names the environment variable that points tests and
+// the gateway target at a running Cassandra node.
+const referenceAddrEnv = "PARTITA_REFERENCE_ADDR"
+
 // peerNames are the peers in the order they run, after Partita.
 var peerNames = []string{PeerPostgres, PeerCassandra, PeerCassandraPeriodic}
 
@@ -129,6 +147,22 @@ type Options struct {
 	// Log receives one line per step and notes; nil discards them.
 	Log io.Writer
 
+	// Target is TargetNode (empty means it) or TargetGateway.
+	Target string
+	// ClusterAddr is the Cassandra node (host:port) the gateway target's
+	// gateway stores its data on and the direct system talks to; empty
+	// means $PARTITA_REFERENCE_ADDR, else a throwaway node started with
+	// CassandraScript.
+	ClusterAddr string
+	// SingleGateway starts the gateway with --backend-single-gateway: no
+	// leases on read-modify-writes, and split states kept as metadata,
+	// whose backfill moves a chunk without waiting a lease and a drain
+	// (docs/design/splitting.md "Several gateways").
+	SingleGateway bool
+	// Rounds is how many times the gateway target runs each timed read on
+	// each system, alternating which goes first (default 1).
+	Rounds int
+
 	// splitTiming, when set, replaces the server's split detector timing
 	// (Resolve sets it for quick runs; tests shorten it); a child process
 	// gets it through serve's hidden --split-window and --split-tick.
@@ -198,8 +232,14 @@ func PostgresAvailable(dir string) bool {
 
 // Resolve fills defaults and checks the options.
 func (o Options) Resolve() (Options, error) {
+	if err := o.resolveTarget(); err != nil {
+		return o, err
+	}
 	if len(o.Workloads) == 0 || slices.Contains(o.Workloads, "all") {
 		o.Workloads = slices.Clone(Workloads)
+		if o.Target == TargetGateway {
+			o.Workloads = slices.Clone(gatewayWorkloads)
+		}
 	}
 	for _, w := range o.Workloads {
 		if !slices.Contains(Workloads, w) {
@@ -261,6 +301,42 @@ func (o Options) Resolve() (Options, error) {
 		o.Log = io.Discard
 	}
 	return o, nil
+}
+
+// resolveTarget checks the gateway target's options: a server the harness
+// starts in a process of its own, no other peers, a Cassandra node to use
+// or the script to start one.
+func (o *Options) resolveTarget() error {
+	switch o.Target {
+	case "", TargetNode:
+		o.Target = TargetNode
+		if o.ClusterAddr != "" || o.Rounds > 1 || o.SingleGateway {
+			return fmt.Errorf("--cluster-addr, --rounds and --single-gateway are for --target gateway")
+		}
+		return nil
+	case TargetGateway:
+	default:
+		return fmt.Errorf("unknown target %q (want %s or %s)", o.Target, TargetNode, TargetGateway)
+	}
+	if o.InProcess || o.CQLAddr != "" {
+		return fmt.Errorf("--target gateway starts the gateway as a child process: no --in-process or --cql-addr")
+	}
+	if o.Peer != "" && o.Peer != PeerNone {
+		return fmt.Errorf("--target gateway compares the gateway with its own Cassandra node read directly: no --peer")
+	}
+	o.Peer = PeerNone
+	o.Rounds = max(o.Rounds, 1)
+	if o.ClusterAddr == "" {
+		o.ClusterAddr = os.Getenv(referenceAddrEnv)
+	}
+	if o.ClusterAddr == "" {
+		script, err := cassandraScript(o.CassandraScript)
+		if err != nil {
+			return fmt.Errorf("--target gateway needs --cluster-addr, $%s or the script to start a node: %w", referenceAddrEnv, err)
+		}
+		o.CassandraScript = script
+	}
+	return nil
 }
 
 // resolvePeers checks Options.Peer and rewrites it in run order, and finds

@@ -78,6 +78,11 @@ func newCluster(addr string, conns int) (*gocql.ClusterConfig, error) {
 // newCQLSystem creates the keyspace on the server at addr and opens a
 // session in it; label is the system's name in the report.
 func newCQLSystem(ctx context.Context, label, addr string, conns int) (*cqlSystem, error) {
+	return newCQLSystemIn(ctx, label, addr, Keyspace, conns)
+}
+
+// newCQLSystemIn is newCQLSystem in the given keyspace.
+func newCQLSystemIn(ctx context.Context, label, addr, keyspace string, conns int) (*cqlSystem, error) {
 	cluster, err := newCluster(addr, conns)
 	if err != nil {
 		return nil, err
@@ -86,13 +91,13 @@ func newCQLSystem(ctx context.Context, label, addr string, conns int) (*cqlSyste
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", addr, err)
 	}
-	err = boot.Query("CREATE KEYSPACE IF NOT EXISTS " + Keyspace +
+	err = boot.Query("CREATE KEYSPACE IF NOT EXISTS " + keyspace +
 		" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").WithContext(ctx).Exec()
 	boot.Close()
 	if err != nil {
 		return nil, fmt.Errorf("create keyspace: %w", err)
 	}
-	cluster.Keyspace = Keyspace
+	cluster.Keyspace = keyspace
 	s, err := cluster.CreateSession()
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", addr, err)

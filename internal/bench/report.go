@@ -82,6 +82,19 @@ type Settings struct {
 	Peer          string `json:"peer"`
 	PebbleFloor   bool   `json:"pebble_floor"`
 	CassandraHeap string `json:"cassandra_heap,omitempty"`
+	// Target is TargetNode or TargetGateway. For the gateway: the
+	// Cassandra node under it (address and version), and the rounds of
+	// each timed read.
+	Target         string `json:"target"`
+	ClusterAddr    string `json:"cluster_addr,omitempty"`
+	ClusterVersion string `json:"cluster_version,omitempty"`
+	// BackendKeyspace holds the gateway's tables on the node,
+	// DirectKeyspace the direct system's; the run drops both at its end.
+	BackendKeyspace string `json:"backend_keyspace,omitempty"`
+	DirectKeyspace  string `json:"direct_keyspace,omitempty"`
+	Rounds          int    `json:"rounds,omitempty"`
+	// SingleGateway: the gateway ran with --backend-single-gateway.
+	SingleGateway bool `json:"single_gateway,omitempty"`
 }
 
 // WorkloadResult holds a workload's steps.
@@ -157,6 +170,16 @@ type StepResult struct {
 	Results []*Result `json:"results"`
 	// Ratios maps a peer's name to Partita's figures divided by its.
 	Ratios map[string][]Ratio `json:"ratios,omitempty"`
+	// RoundRatios are, for a timed read the gateway target ran in
+	// several rounds, the gateway's p50 and p99 divided by the direct
+	// system's in each round (Results and Ratios pool the rounds).
+	RoundRatios []RoundRatio `json:"round_ratios,omitempty"`
+}
+
+// RoundRatio is one round's gateway ÷ direct latency.
+type RoundRatio struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
 }
 
 func (s *StepResult) result(system string) *Result {
@@ -268,6 +291,14 @@ func (r *Report) WriteSummary(out io.Writer) error {
 		r.Machine.CPUs, FormatBytes(r.Machine.MemBytes), r.Machine.GoVersion, r.Settings.Connections,
 		r.Settings.Concurrency, r.Settings.ReadSeconds, r.Settings.ReadSeconds/warmupDivisor)
 	fmt.Fprintln(bw, "ratio = Partita ÷ peer. Throughput: higher is better (↑). Latency: lower is better (↓).")
+	if r.Settings.Target == TargetGateway {
+		fmt.Fprintf(bw, "Target gateway: partita is `serve --backend cassandra` over Cassandra %s on %s; %s is that node read and written directly. "+
+			"Each step runs on both before the next; timed reads in %d round(s), alternating which goes first, pooled.\n",
+			r.Settings.ClusterVersion, r.Settings.ClusterAddr, SystemCassandraDirect, r.Settings.Rounds)
+		if r.Settings.SingleGateway {
+			fmt.Fprintln(bw, "The gateway runs with --backend-single-gateway (no leases, split states as metadata).")
+		}
+	}
 	fmt.Fprintf(bw, "Server (%s): CPU µs and heap bytes allocated per request, peak RSS, of the server process alone (PostgreSQL: with its backends).\n", r.Settings.Server)
 	fmt.Fprintln(bw)
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -107,6 +107,9 @@ type Result struct {
 	Note                       string  `json:"note,omitempty"`
 	Skipped                    string  `json:"skipped,omitempty"`
 	Error                      string  `json:"error,omitempty"`
+
+	// hist holds the latencies behind Latency, for pooling rounds.
+	hist *recorder
 }
 
 // ok reports whether the result carries figures.
@@ -290,7 +293,7 @@ func (r *runner) drive(ctx context.Context, workload, sysName string, st *step, 
 	res.Seconds = elapsed.Seconds()
 	res.RequestsPerSec = float64(res.Requests) / res.Seconds
 	res.RowsPerSec = float64(res.Rows) / res.Seconds
-	res.Latency = recs[0].summary()
+	res.Latency, res.hist = recs[0].summary(), recs[0]
 	if warmup {
 		return
 	}

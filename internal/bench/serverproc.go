@@ -35,10 +35,13 @@ func buildServer(ctx context.Context, dir string, log io.Writer) (string, error)
 type childNode struct {
 	bin, dir string
 	split    splitTiming
-	proc     *ownedProcess
-	addr     string // CQL host:port
-	httpAddr string // /metrics host:port
-	logPath  string
+	// backendArgs are serve's flags choosing its store (the gateway
+	// target's --backend cassandra ...); empty: the embedded store.
+	backendArgs []string
+	proc        *ownedProcess
+	addr        string // CQL host:port
+	httpAddr    string // /metrics host:port
+	logPath     string
 	// logDone is closed once the server's stderr has been copied to
 	// logPath up to its end.
 	logDone chan struct{}
@@ -52,12 +55,14 @@ const childStartTimeout = 2 * time.Minute
 // bound (cmd/partita/doc.go).
 var listeningLine = regexp.MustCompile(`(CQL|HTTP) listening on ([^\s"]+)`)
 
-// startChildNode starts bin serve on dir and waits for its CQL listener;
-// the server's log goes to partita.log beside dir. The kernel kills the
-// server if the harness dies without stopping it.
-func startChildNode(ctx context.Context, bin, dir string, st splitTiming) (n *childNode, err error) {
-	n = &childNode{bin: bin, dir: dir, split: st, logPath: filepath.Join(filepath.Dir(dir), "partita.log"), logDone: make(chan struct{})}
+// startChildNode starts bin serve on dir, with backendArgs, and waits for
+// its CQL listener; the server's log goes to partita.log beside dir. The
+// kernel kills the server if the harness dies without stopping it.
+func startChildNode(ctx context.Context, bin, dir string, st splitTiming, backendArgs []string) (n *childNode, err error) {
+	n = &childNode{bin: bin, dir: dir, split: st, backendArgs: backendArgs,
+		logPath: filepath.Join(filepath.Dir(dir), "partita.log"), logDone: make(chan struct{})}
 	args := []string{"serve", "--data-dir", dir, "--cql-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0"}
+	args = append(args, backendArgs...)
 	if st.window > 0 {
 		args = append(args, "--split-window", st.window.String())
 	}
@@ -177,7 +182,7 @@ func restartChildNode(ctx context.Context, n *childNode, query string, conns int
 	r.StopMs = millisSince(t0)
 	r.DataBytes = dirSize(n.dir)
 	t1 := time.Now()
-	n2, err := startChildNode(ctx, n.bin, n.dir, n.split)
+	n2, err := startChildNode(ctx, n.bin, n.dir, n.split, n.backendArgs)
 	if err != nil {
 		return nil, r, fmt.Errorf("restart: %w", err)
 	}

@@ -15,10 +15,13 @@ const (
 	SystemCassandra         = PeerCassandra
 	SystemCassandraPeriodic = PeerCassandraPeriodic
 	SystemPebble            = "pebble"
+	// SystemCassandraDirect is the gateway target's Cassandra node, read
+	// and written directly: the same node the gateway stores its data on.
+	SystemCassandraDirect = "cassandra-direct"
 )
 
 // systemOrder is the order systems run in and reports list them.
-var systemOrder = []string{SystemPartita, SystemPostgres, SystemCassandra, SystemCassandraPeriodic, SystemPebble}
+var systemOrder = []string{SystemPartita, SystemCassandraDirect, SystemPostgres, SystemCassandra, SystemCassandraPeriodic, SystemPebble}
 
 // writesOnly reports whether a system runs only the steps that write: the
 // periodic Cassandra differs from the batch one only in when it syncs its

@@ -96,6 +96,7 @@ func (r *Report) computeTargets() {
 	if w := r.workload(WorkloadSplit); w != nil {
 		r.Targets = append(r.Targets, splitTargets(w)...)
 	}
+	r.Targets = append(r.Targets, r.gatewayTargets()...)
 	r.Targets = append(r.Targets, r.cassandraTargets()...)
 	const restartGoal = "first answered query < 1 s after reopening (goal stated for 5 GB of data)"
 	switch {
