@@ -29,14 +29,31 @@ type backingCell struct {
 
 const selectCells = `kind, c, col, path, gen, v, writetime(v), ttl, exp`
 
-// cellSource streams the backing rows of one query.
+// cellSource streams the backing rows of one query, paging by hand: the
+// first page is firstPageSize backing rows and each next one four times the
+// last, up to the store's PageSize. A caller often wants a few rows only
+// (the engine's page of a paged scan, a LIMIT, a read-before-write), and
+// the cluster reads and sends a whole page before the first row arrives: a
+// 5,000-row first page made each 7-row page of a paged scan cost a
+// 5,000-row read of the cluster. A caller that reads on pays a handful
+// of extra round trips before its pages reach full size.
 type cellSource struct {
 	it   *gocql.Iter
 	scan bool // the query selects token(k) and k first
 	cur  backingCell
 	has  bool
 	done bool
+
+	query    func(state []byte, size int) *gocql.Iter // the query at a page
+	state    []byte                                   // the paging state of the next page; nil after the last
+	pageSize int                                      // the size of the page being read
+	maxPage  int
+	err      error // of a page already read
 }
+
+// firstPageSize is the first page of a read, in backing rows: a few
+// logical rows of a few columns each.
+const firstPageSize = 100
 
 func (src *cellSource) advance() bool {
 	if src.done {
@@ -44,22 +61,43 @@ func (src *cellSource) advance() bool {
 		return false
 	}
 	c := &src.cur
-	// The driver decodes a blob into the slice it is given, reusing its
-	// array: start from fresh ones, as callers keep earlier cells.
-	*c = backingCell{}
-	var ok bool
-	if src.scan {
-		ok = src.it.Scan(&c.token, &c.key, &c.kind, &c.c, &c.col, &c.path, &c.gen, &c.v, &c.ts, &c.ttl, &c.exp)
-	} else {
-		ok = src.it.Scan(&c.kind, &c.c, &c.col, &c.path, &c.gen, &c.v, &c.ts, &c.ttl, &c.exp)
-	}
-	if !ok {
-		src.done, src.has = true, false
-		return false
+	for {
+		// The driver decodes a blob into the slice it is given, reusing
+		// its array: start from fresh ones, as callers keep earlier cells.
+		*c = backingCell{}
+		var ok bool
+		if src.scan {
+			ok = src.it.Scan(&c.token, &c.key, &c.kind, &c.c, &c.col, &c.path, &c.gen, &c.v, &c.ts, &c.ttl, &c.exp)
+		} else {
+			ok = src.it.Scan(&c.kind, &c.c, &c.col, &c.path, &c.gen, &c.v, &c.ts, &c.ttl, &c.exp)
+		}
+		if ok {
+			break
+		}
+		if !src.nextPage() {
+			src.done, src.has = true, false
+			return false
+		}
 	}
 	// The driver reads an empty blob as nil, which binds as null.
 	c.c, c.path, c.v = nonNil(c.c), nonNil(c.path), nonNil(c.v)
 	src.has = true
+	return true
+}
+
+// nextPage moves to the query's next page; false after the last page or
+// on an error, which close returns.
+func (src *cellSource) nextPage() bool {
+	if err := src.it.Close(); err != nil {
+		src.err = err
+		return false
+	}
+	if len(src.state) == 0 {
+		return false
+	}
+	src.pageSize = min(4*src.pageSize, src.maxPage)
+	src.it = src.query(src.state, src.pageSize)
+	src.state = src.it.PageState()
 	return true
 }
 
@@ -69,6 +107,9 @@ func (src *cellSource) close() error {
 	}
 	err := src.it.Close()
 	src.it = nil
+	if src.err != nil {
+		err = src.err
+	}
 	return clusterError(err)
 }
 
@@ -80,8 +121,15 @@ func (s *Store) query(ctx context.Context, scan bool, cql string, values ...any)
 		return nil, err
 	}
 	defer release()
-	it := s.session.Query(cql, values...).WithContext(ctx).Consistency(s.level(ctx)).PageSize(s.opts.PageSize).Iter()
-	src := &cellSource{it: it, scan: scan}
+	level := s.level(ctx)
+	src := &cellSource{scan: scan, maxPage: s.opts.PageSize, pageSize: min(firstPageSize, s.opts.PageSize),
+		query: func(state []byte, size int) *gocql.Iter {
+			// PageState turns the driver's own paging off: each page is
+			// asked for here, at its size.
+			return s.session.Query(cql, values...).WithContext(ctx).Consistency(level).PageSize(size).PageState(state).Iter()
+		}}
+	src.it = src.query(nil, src.pageSize)
+	src.state = src.it.PageState()
 	src.advance()
 	return src, nil
 }

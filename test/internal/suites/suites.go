@@ -145,10 +145,21 @@ func nodeHasForceExit(t *testing.T) bool {
 }
 
 // Java runs test/drivers/java (JUnit 5 through Maven Surefire) with the
-// Apache Cassandra Java driver 4.x from Maven Central.
-func Java(t *testing.T, host string, port int) {
+// Apache Cassandra Java driver 4.x from Maven Central, built in the
+// suite's target/ directory.
+func Java(t *testing.T, host string, port int) { JavaIn(t, host, port, "") }
+
+// JavaIn is Java with Maven building in buildDir (target/ when empty), so
+// that two packages can run the suite at once: go test runs packages in
+// parallel, and two Maven runs in one target/ directory overwrite each
+// other's classes and reports.
+func JavaIn(t *testing.T, host string, port int, buildDir string) {
 	if _, err := exec.LookPath("mvn"); err != nil {
 		t.Fatal("mvn is not installed: the Java suite needs Java 17 and Maven")
 	}
-	Run(t, host, port, "test/drivers/java", "mvn", "-B", "-ntp", "-f", "test/drivers/java/pom.xml", "test")
+	args := []string{"-B", "-ntp", "-f", "test/drivers/java/pom.xml", "test"}
+	if buildDir != "" {
+		args = append(args, "-Dpartita.buildDirectory="+buildDir)
+	}
+	Run(t, host, port, "test/drivers/java", "mvn", args...)
 }
