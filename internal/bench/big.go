@@ -231,7 +231,7 @@ func RunBig(ctx context.Context, o BigOptions) (rep *BigReport, err error) {
 	}()
 
 	// The schema, through the server as any client makes it.
-	n, err := startChildNode(ctx, bin, dir, splitTiming{})
+	n, err := startChildNode(ctx, bin, dir, splitTiming{}, nil)
 	if err != nil {
 		return rep, err
 	}
@@ -452,7 +452,7 @@ func loadPartitions(ctx context.Context, st *storage.Store, t *catalog.Table, wt
 func startAndAnswer(ctx context.Context, bin, dir string, conns int) (*childNode, BigRestart, error) {
 	r := BigRestart{DataBytes: dirSize(dir)}
 	t := time.Now()
-	n, err := startChildNode(ctx, bin, dir, splitTiming{})
+	n, err := startChildNode(ctx, bin, dir, splitTiming{}, nil)
 	if err != nil {
 		return nil, r, err
 	}
