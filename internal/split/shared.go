@@ -323,9 +323,12 @@ func (l *Layer) applyShared(ctx context.Context, b *backend.WriteBatch, logical 
 		}
 		bounded, cancel := context.WithDeadline(ctx, until.Add(l.shared.opts.Drain))
 		err = l.applyRouted(bounded, b)
+		// Read before cancel, after which Err is never nil: only a write
+		// stopped by the lease's deadline is retried or reported as such.
+		outlived := bounded.Err() != nil
 		cancel()
 		unlock()
-		if err != nil && bounded.Err() != nil && ctx.Err() == nil {
+		if err != nil && outlived && ctx.Err() == nil {
 			if attempts++; attempts < 3 {
 				continue // again, routed under a fresh lease (writes are idempotent)
 			}

@@ -9,15 +9,22 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/partita-db/partita/test/internal/cassandra"
+	"github.com/partita-db/partita/test/internal/partitaproc"
 )
 
-// TestCassandraCluster starts three nodes on 127.0.0.1-3, replicates a
-// keyspace to all three (replication_factor 3), writes one row at QUORUM
-// through each node and reads every row back at QUORUM through each node.
-// It sits in a file that sorts before single_node_test.go so that, in a
-// plain `go test`, the cluster has stopped before the shared node starts:
-// three JVMs at a time, not four.
+// TestCassandraCluster starts three nodes on 127.0.0.1-3 and runs the
+// tests that need a cluster on them, one after another: starting the
+// cluster is the cost (a minute or more on a loaded machine), so one serves
+// them all. The gateway's node-crash test goes last, as it leaves the
+// cluster with a node that was killed and restarted. The test sits in a
+// file that sorts before single_node_test.go so that, in a plain `go
+// test`, the cluster has stopped before the shared node starts: three JVMs
+// at a time, not four.
 func TestCassandraCluster(t *testing.T) {
+	cassandra.Require(t)
+	// The gateway test runs the partita binary: built while the nodes
+	// start.
+	go partitaproc.Build()
 	c := cassandra.StartCluster(t, 3)
 	var times []string
 	for _, n := range c.Nodes {
@@ -27,6 +34,14 @@ func TestCassandraCluster(t *testing.T) {
 	t.Log(summary)
 	fmt.Println(summary)
 
+	t.Run("QuorumThroughEachNode", func(t *testing.T) { testQuorumThroughEachNode(t, c) })
+	t.Run("GatewaySurvivesNodeCrash", func(t *testing.T) { testGatewaySurvivesNodeCrash(t, c) })
+}
+
+// testQuorumThroughEachNode replicates a keyspace to all three nodes
+// (replication_factor 3), writes one row at QUORUM through each node and
+// reads every row back at QUORUM through each node.
+func testQuorumThroughEachNode(t *testing.T, c *cassandra.Cluster) {
 	for _, n := range c.Nodes {
 		peers, err := n.Peers()
 		if err != nil {

@@ -5,8 +5,13 @@ import (
 	"testing"
 
 	"github.com/partita-db/partita/test/internal/cassandra"
+	"github.com/partita-db/partita/test/internal/partitaproc"
 )
 
 // TestMain stops the shared Cassandra node once every test has run, passed
-// or failed.
-func TestMain(m *testing.M) { os.Exit(cassandra.Main(m)) }
+// or failed, and removes the partita binary the gateway test built.
+func TestMain(m *testing.M) {
+	code := cassandra.Main(m)
+	partitaproc.RemoveBinary()
+	os.Exit(code)
+}

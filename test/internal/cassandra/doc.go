@@ -1,7 +1,8 @@
 // Package cassandra runs real Apache Cassandra 5.0.6 nodes beside Partita
 // for tests and measurements: one node (Launch, StartNode, Shared), or a
 // cluster of nodes on 127.0.0.1, 127.0.0.2, ... (LaunchCluster,
-// StartCluster).
+// StartCluster), whose nodes fault tests crash and restart (Node.Crash,
+// Node.Restart).
 //
 // scripts/cassandra.sh is the one source of truth for how a node is
 // installed, configured and started (jars from Maven, JVM flags,
@@ -23,14 +24,16 @@
 // test run).
 //
 // Invariants:
-//  1. Launch returns only once the node answered
+//  1. Launch and Restart return only once the node answered
 //     `SELECT release_version FROM system.local` on its native port;
 //     LaunchCluster only once every node did and each node's system.peers
 //     lists all the others with their tokens (as ring members).
-//  2. Stop and Kill signal only the process this package started (the
-//     java process itself, which the script execs, held as an
+//  2. Stop, Kill and Crash signal only the process this package started
+//     (the java process itself, which the script execs, held as an
 //     *exec.Cmd and reaped by it, so its pid cannot have been reused), and
-//     return once it has exited. Both are idempotent.
+//     return once it has exited. Stop and Kill are idempotent and final;
+//     Crash (SIGKILL) keeps the node's directory, and Restart starts the
+//     node again on it with the same addresses and ports.
 //  3. A node is killed when the test that started it ends (StartNode,
 //     StartCluster) or when Main returns (Shared), whether tests passed or
 //     failed. On Linux the JVM also gets SIGKILL if the test binary dies

@@ -80,6 +80,13 @@ type Node struct {
 	removeDir bool
 	stopOnce  sync.Once
 	stopErr   error
+	stopped   bool // Stop or Kill ran: Restart refuses
+
+	// args and startTimeout start the process again (Restart); logf
+	// receives its progress line.
+	args         []string
+	startTimeout time.Duration
+	logf         func(format string, args ...any)
 }
 
 // Addr is the node's native protocol address, host:port.
@@ -154,24 +161,32 @@ func launchOnce(opts Options) (_ *Node, err error) {
 			n.Kill()
 		}
 	}()
-	if err := n.start(args); err != nil {
+	n.args, n.startTimeout, n.logf = args, opts.StartTimeout, opts.Logf
+	if n.startTimeout == 0 {
+		n.startTimeout = 5 * time.Minute
+	}
+	if err := n.startAndAwait("start"); err != nil {
 		return nil, err
-	}
-	timeout := opts.StartTimeout
-	if timeout == 0 {
-		timeout = 5 * time.Minute
-	}
-	began := time.Now()
-	if n.ReleaseVersion, err = n.awaitFirstAnswer(began.Add(timeout)); err != nil {
-		return nil, err
-	}
-	n.StartupTime = time.Since(began)
-	msg := fmt.Sprintf("cassandra: node %s (Cassandra %s) answered its first query %.1fs after start",
-		n.Addr(), n.ReleaseVersion, n.StartupTime.Seconds())
-	if opts.Logf != nil {
-		opts.Logf("%s", msg)
 	}
 	return n, nil
+}
+
+// startAndAwait runs the process and waits for its first answer, setting
+// ReleaseVersion and StartupTime.
+func (n *Node) startAndAwait(what string) (err error) {
+	if err := n.start(n.args); err != nil {
+		return err
+	}
+	began := time.Now()
+	if n.ReleaseVersion, err = n.awaitFirstAnswer(began.Add(n.startTimeout)); err != nil {
+		return err
+	}
+	n.StartupTime = time.Since(began)
+	if n.logf != nil {
+		n.logf("cassandra: node %s (Cassandra %s) answered its first query %.1fs after %s",
+			n.Addr(), n.ReleaseVersion, n.StartupTime.Seconds(), what)
+	}
+	return nil
 }
 
 // prepare fills in defaults and chooses ports, returning the node (not yet
@@ -253,7 +268,9 @@ func (n *Node) start(args []string) error {
 	cmd := exec.Command("bash", append([]string{script}, args...)...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = procAttr()
-	n.cmd = cmd
+	// A restarted node gets a new channel; the goroutine closes its own.
+	exited := make(chan struct{})
+	n.cmd, n.exited = cmd, exited
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
@@ -261,12 +278,12 @@ func (n *Node) start(args []string) error {
 		defer out.Close()
 		if err := cmd.Start(); err != nil {
 			started <- err
-			close(n.exited)
+			close(exited)
 			return
 		}
 		started <- nil
 		cmd.Wait()
-		close(n.exited)
+		close(exited)
 	}()
 	if err := <-started; err != nil {
 		n.cmd = nil
@@ -345,6 +362,7 @@ func (n *Node) Kill() error { return n.stop(true) }
 
 func (n *Node) stop(kill bool) error {
 	n.stopOnce.Do(func() {
+		n.stopped = true
 		if n.cmd != nil && !n.Exited() {
 			sig := syscall.SIGTERM
 			if kill {
@@ -364,6 +382,50 @@ func (n *Node) stop(kill bool) error {
 		}
 	})
 	return n.stopErr
+}
+
+// Crash kills the process with SIGKILL, as a power cut or the kernel's
+// OOM killer would, and returns once it has exited. Unlike Kill it keeps
+// the node's directory, data and commit log as the process left them, so
+// Restart can start the node again on them. It signals only this package's
+// own child (invariant 2).
+func (n *Node) Crash() error {
+	if n.cmd == nil || n.stopped {
+		return fmt.Errorf("node %s: not running", n.Addr())
+	}
+	if n.Exited() {
+		return nil
+	}
+	n.cmd.Process.Signal(syscall.SIGKILL)
+	select {
+	case <-n.exited:
+		return nil
+	case <-time.After(30 * time.Second):
+		return fmt.Errorf("node %s (pid %d) still running 30 s after SIGKILL", n.Addr(), n.Pid())
+	}
+}
+
+// Restart starts a node whose process has exited (Crash) again, with the
+// same directory, addresses, ports and options, and waits until it
+// answers CQL (invariant 1). Cassandra replays its commit log on the way
+// up; the other nodes of its cluster mark it up once gossip reaches them,
+// a moment later. Stop and Kill still end it, and a node stopped by them
+// is not restarted.
+func (n *Node) Restart() error {
+	if n.stopped {
+		return fmt.Errorf("node %s: stopped for good, not restarted", n.Addr())
+	}
+	if n.cmd != nil && !n.Exited() {
+		return fmt.Errorf("node %s (pid %d) is still running", n.Addr(), n.Pid())
+	}
+	if err := n.startAndAwait("restart"); err != nil {
+		if n.cmd != nil && !n.Exited() {
+			n.cmd.Process.Kill()
+			<-n.exited
+		}
+		return err
+	}
+	return nil
 }
 
 // LogTail returns the last lines of the node's system.log, or of its

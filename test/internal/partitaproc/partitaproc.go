@@ -21,10 +21,11 @@ var (
 	buildErr  error
 )
 
-// Binary builds cmd/partita once per test binary, into a temporary
-// directory that RemoveBinary deletes.
-func Binary(t testing.TB) string {
-	t.Helper()
+// Build builds cmd/partita once per test binary, into a temporary
+// directory that RemoveBinary deletes, and returns its path. It is safe to
+// call from any goroutine (a test may start the build early, in the
+// background, while something slower starts).
+func Build() (string, error) {
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "partita-test-bin")
 		if err != nil {
@@ -37,10 +38,17 @@ func Binary(t testing.TB) string {
 			buildErr = &commandError{"go build ./cmd/partita", err, out}
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	return buildPath, buildErr
+}
+
+// Binary is Build for a test: a failed build fails t.
+func Binary(t testing.TB) string {
+	t.Helper()
+	path, err := Build()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return buildPath
+	return path
 }
 
 // RemoveBinary deletes the binary Binary built, if it built one; TestMain
