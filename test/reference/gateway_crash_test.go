@@ -166,7 +166,7 @@ func testGatewaySurvivesNodeCrash(t *testing.T, c *cassandra.Cluster) {
 	for _, h := range c.Hosts() {
 		contact = append(contact, net.JoinHostPort(h, strconv.Itoa(c.NativePort)))
 	}
-	gw := partitaproc.Start(t, "--backend", "cassandra", "--contact-points", strings.Join(contact, ","),
+	gw := partitaproc.Start(t, "serve", "--backend", "cassandra", "--contact-points", strings.Join(contact, ","),
 		"--backend-keyspace", backing, "--data-dir", t.TempDir(), "--config", cfgPath,
 		"--cql-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0", "--log-level", "info")
 	defer func() {
