@@ -3,8 +3,10 @@ package split
 import (
 	"bytes"
 	"context"
+	"time"
 
 	"github.com/partita-db/partita/internal/backend"
+	"github.com/partita-db/partita/internal/cqlerr"
 )
 
 // Scan reads a token range of logical partitions. Unsplit partitions come
@@ -13,12 +15,14 @@ import (
 // one) is read through the logical reader instead, and its physical rows in
 // the scan are skipped.
 func (l *Layer) Scan(ctx context.Context, cmd backend.ScanCommand) (backend.RowIterator, error) {
+	var deadline time.Time
 	if l.shared != nil {
-		if _, err := l.leased(ctx); err != nil {
+		until, err := l.leased(ctx)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if l.reg.empty() {
+		deadline = until.Add(l.shared.opts.Drain)
+	} else if l.reg.empty() {
 		return l.backend.Scan(ctx, cmd)
 	}
 	splitAtStart := map[string]bool{}
@@ -31,7 +35,7 @@ func (l *Layer) Scan(ctx context.Context, cmd backend.ScanCommand) (backend.RowI
 	if err != nil {
 		return nil, err
 	}
-	return &scanIter{l: l, ctx: ctx, cmd: cmd, it: it, splitAtStart: splitAtStart}, nil
+	return &scanIter{l: l, ctx: ctx, cmd: cmd, it: it, splitAtStart: splitAtStart, deadline: deadline}, nil
 }
 
 type scanIter struct {
@@ -46,6 +50,14 @@ type scanIter struct {
 	skipping []byte // logical key whose physical rows are skipped
 	first    bool
 	err      error
+	// With shared states, the rows the scan returns straight from the
+	// backend are read under a lease, as a partition's read is (leaseIter):
+	// deadline is its end plus Drain, direct says the current partition
+	// is read straight from the scan and currentEpoch is the epoch of its
+	// state row when the scan reached it.
+	deadline     time.Time
+	direct       bool
+	currentEpoch uint64
 	// stats: what the logical readers read, minus the physical rows of
 	// split partitions the scan met before skipping them.
 	logicalStats, skipped backend.ReadStats
@@ -64,7 +76,12 @@ func (s *scanIter) Next() bool {
 			s.closeLogical()
 		}
 		before := s.it.Stats()
-		if !s.it.Next() {
+		more := s.it.Next()
+		if err := s.checkLease(); err != nil {
+			s.err = err
+			return false
+		}
+		if !more {
 			s.err = s.it.Err()
 			return false
 		}
@@ -76,10 +93,12 @@ func (s *scanIter) Next() bool {
 		}
 		s.skipping = nil
 		lp := p.LogicalPartition
-		if p.Shard == backend.HomeShard && !s.splitAtStart[logicalKey(lp)] && s.l.reg.get(lp) == nil {
-			s.current = lp
+		state, epoch := s.l.reg.getWithEpoch(lp)
+		if p.Shard == backend.HomeShard && !s.splitAtStart[logicalKey(lp)] && state == nil {
+			s.current, s.direct, s.currentEpoch = lp, true, epoch
 			return true
 		}
+		s.direct = false
 		// A split partition: read it logically, then skip its shards.
 		after := s.it.Stats()
 		s.skipped = addStats(s.skipped, subStats(after, before))
@@ -90,6 +109,34 @@ func (s *scanIter) Next() bool {
 			return false
 		}
 	}
+}
+
+// checkLease is leaseIter's rule for the rows the scan returns straight
+// from the backend, applied once the backend has answered: past the
+// lease, a step may have moved rows of the partition being read away from
+// its home shard, and a row, or the end of the partition, that arrived
+// then may hide them. The scan goes on under a fresh lease when the
+// partition's state row is at the epoch it was reached at; it fails
+// otherwise, with the error a read gets.
+func (s *scanIter) checkLease() error {
+	if s.deadline.IsZero() || !time.Now().After(s.deadline) {
+		return nil
+	}
+	until, err := s.l.leased(s.ctx)
+	if err != nil {
+		return err
+	}
+	if s.direct {
+		stripe := s.l.stripe(s.current)
+		s.l.routing[stripe].RLock()
+		_, epoch := s.l.reg.getWithEpoch(s.current)
+		s.l.routing[stripe].RUnlock()
+		if epoch != s.currentEpoch {
+			return cqlerr.New(cqlerr.ServerError, "the scan outlived the gateway's lease on the split states; retry it")
+		}
+	}
+	s.deadline = until.Add(s.l.shared.opts.Drain)
+	return nil
 }
 
 func (s *scanIter) openLogical(lp backend.LogicalPartition) error {

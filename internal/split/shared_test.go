@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,9 +14,11 @@ import (
 )
 
 // sharedStore is the embedded store with shared split states kept in
-// memory, and writes that fail with applyErr when it is set.
+// memory, leases of lease each (a minute when 0), and writes that fail
+// with applyErr when it is set.
 type sharedStore struct {
 	*storage.Store
+	lease    time.Duration
 	mu       sync.Mutex
 	rows     map[string]backend.StateRow
 	applyErr error
@@ -62,6 +65,9 @@ func (s *sharedStore) CompareAndSetState(_ context.Context, key []byte, prev uin
 }
 
 func (s *sharedStore) StateLeases() (time.Duration, time.Duration, bool) {
+	if s.lease > 0 {
+		return s.lease, s.lease, true
+	}
 	return time.Minute, time.Minute, true
 }
 
@@ -104,5 +110,68 @@ func TestSharedWriteErrorPassesThrough(t *testing.T) {
 	defer st.mu.Unlock()
 	if st.applies != 1 {
 		t.Errorf("the store was asked %d times, want once", st.applies)
+	}
+}
+
+// TestSharedScanOutlivingItsLease: a scan over shared states returns the
+// rows of an unsplit partition straight from the backend's scan. Rows that
+// arrive past the scan's lease (lease + drain) are returned under a fresh
+// lease only while the partition's state row is unchanged: once another
+// gateway has started to split it, the scan fails with the retryable
+// error a read gets, rather than go on by the map it started with.
+func TestSharedScanOutlivingItsLease(t *testing.T) {
+	pebble, err := storage.Open(storage.Options{Dir: t.TempDir(), NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pebble.Close()
+	st := &sharedStore{Store: pebble, rows: map[string]backend.StateRow{}, lease: time.Second}
+	ctx := context.Background()
+	other, err := New(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scanner, err := New(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := testPartition("k")
+	const rows = 50
+	for k := 0; k < rows; k++ {
+		m := op{kind: 0, key: k, value: 1, ts: 10}.mutation(p)
+		if err := other.Apply(ctx, &backend.WriteBatch{Mutations: []backend.Mutation{m}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outlived := 2500 * time.Millisecond // past the lease and its drain
+	// scan reads the first row, waits past the lease, runs between, and
+	// reads on to the end.
+	scan := func(between func()) (int, error) {
+		it, err := scanner.Scan(ctx, backend.ScanCommand{Table: p.Table})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer it.Close()
+		n := 0
+		if it.Next() {
+			n++
+		}
+		time.Sleep(outlived)
+		between()
+		for it.Next() {
+			n++
+		}
+		return n, it.Err()
+	}
+	if n, err := scan(func() {}); err != nil || n != rows {
+		t.Fatalf("scan past its lease, states unchanged: %d rows, %v; want %d rows", n, err, rows)
+	}
+	n, err := scan(func() {
+		if _, err := other.Force(ctx, p, "range", Policy{Enabled: true, MaxRows: 10, MaxConcurrent: 1, Strategy: "range"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err == nil || !strings.Contains(err.Error(), "outlived the gateway's lease") {
+		t.Fatalf("scan past its lease while another gateway split the partition: %d rows, %v; want the lease error", n, err)
 	}
 }
