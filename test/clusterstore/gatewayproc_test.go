@@ -3,15 +3,12 @@ package clusterstore_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -93,17 +90,7 @@ func (quietLogger) Println(...any)        {}
 
 // splitHot asks g's operator API to split app.hot's partition 'hot'.
 func (g *gatewayProc) splitHot(strategy string) error {
-	v := url.Values{"op": {"split"}, "keyspace": {"app"}, "table": {"hot"}, "key": {"'hot'"}, "strategy": {strategy}}
-	resp, err := http.Post("http://"+g.httpAddr+"/admin/split?"+v.Encode(), "text/plain", nil)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(body)))
-	}
-	return nil
+	return partitaproc.AdminSplit(g.httpAddr, url.Values{"op": {"split"}, "keyspace": {"app"}, "table": {"hot"}, "key": {"'hot'"}, "strategy": {strategy}})
 }
 
 // hotSplit is what a gateway's system_partita.splits says of the hot

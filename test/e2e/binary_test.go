@@ -4,7 +4,6 @@ import (
 	"os/exec"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/partita-db/partita/test/internal/partitaproc"
 )
@@ -52,14 +51,5 @@ func (p *process) kill(t *testing.T, sig syscall.Signal) error {
 func startWithHTTP(t *testing.T, dataDir string, extra ...string) (*process, string) {
 	t.Helper()
 	p := startPartita(t, dataDir, append([]string{"--http-addr", "127.0.0.1:0"}, extra...)...)
-	var httpAddr string
-	if !waitFor(30*time.Second, func() bool {
-		if m := httpListening.FindStringSubmatch(p.logs.String()); m != nil {
-			httpAddr = m[1]
-		}
-		return httpAddr != ""
-	}) {
-		t.Fatalf("no HTTP listening line:\n%s", p.logs)
-	}
-	return p, httpAddr
+	return p, p.HTTPAddr(t)
 }

@@ -132,17 +132,7 @@ func raiseFileLimit(t *testing.T, want uint64) {
 // a free port and returns the process and the HTTP address.
 func startMeasuredPartita(t *testing.T, extra ...string) (*process, string) {
 	t.Helper()
-	p := startPartita(t, t.TempDir(), append([]string{"--http-addr", "127.0.0.1:0"}, extra...)...)
-	var httpAddr string
-	if !waitFor(30*time.Second, func() bool {
-		if m := httpListening.FindStringSubmatch(p.logs.String()); m != nil {
-			httpAddr = m[1]
-		}
-		return httpAddr != ""
-	}) {
-		t.Fatalf("no HTTP listening line:\n%s", p.logs)
-	}
-	return p, httpAddr
+	return startWithHTTP(t, t.TempDir(), extra...)
 }
 
 // serverSample is what the test reads of the server process: from /proc

@@ -2,10 +2,8 @@ package e2e_test
 
 import (
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"slices"
@@ -17,6 +15,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/partita-db/partita/test/internal/partitaproc"
 )
 
 // soakDefaultDuration is how long TestSoak runs in CI;
@@ -326,14 +326,8 @@ func checkFlat(t *testing.T, samples []serverSample, warmup time.Duration) {
 func forceSplit(t *testing.T, p *process, httpAddr string) {
 	t.Helper()
 	v := url.Values{"op": {"split"}, "keyspace": {"soak"}, "table": {"events"}, "key": {"0"}, "strategy": {"range"}}
-	resp, err := http.Post("http://"+httpAddr+"/admin/split?"+v.Encode(), "text/plain", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("POST /admin/split: %s: %s", resp.Status, body)
+	if err := partitaproc.AdminSplit(httpAddr, v); err != nil {
+		t.Fatalf("POST /admin/split: %v", err)
 	}
 	waitNoMigration(t, p, httpAddr, "the forced split")
 	if !isSplit(t, httpAddr) {

@@ -1,30 +1,26 @@
 package e2e_test
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/partita-db/partita/internal/systables"
+	"github.com/partita-db/partita/test/internal/partitaproc"
 )
 
 // splitCrashTrials is the number of kill -9s of TestSplitSurvivesKill9.
 const splitCrashTrials = 20
-
-var httpListening = regexp.MustCompile(`HTTP listening on ([0-9.]+:[0-9]+)`)
 
 // splitModel is what the clients of the hot partition know: the rows whose
 // insert or delete was acknowledged, and those whose outcome the kill left
@@ -148,17 +144,7 @@ func verifyHot(t *testing.T, s *gocql.Session, m *splitModel, trial int) map[int
 
 // splitAdmin sends an operator split command to the server's HTTP API.
 func splitAdmin(httpAddr, op, strategy string) error {
-	v := url.Values{"op": {op}, "keyspace": {"crash"}, "table": {"events"}, "key": {"'hot'"}, "strategy": {strategy}}
-	resp, err := http.Post("http://"+httpAddr+"/admin/split?"+v.Encode(), "text/plain", nil)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(body)))
-	}
-	return nil
+	return partitaproc.AdminSplit(httpAddr, url.Values{"op": {op}, "keyspace": {"crash"}, "table": {"events"}, "key": {"'hot'"}, "strategy": {strategy}})
 }
 
 // TestSplitSurvivesKill9 kills the server with SIGKILL 20 times at random
@@ -297,17 +283,7 @@ func TestSplitSurvivesKill9(t *testing.T) {
 // cfgPath and connects to it.
 func startSplitNode(t *testing.T, dir, cfgPath string, trial int) (*process, string, *gocql.Session) {
 	t.Helper()
-	p := startPartita(t, dir, "--config", cfgPath, "--http-addr", "127.0.0.1:0")
-	var httpAddr string
-	if !waitFor(30*time.Second, func() bool {
-		mm := httpListening.FindStringSubmatch(p.logs.String())
-		if mm != nil {
-			httpAddr = mm[1]
-		}
-		return mm != nil
-	}) {
-		t.Fatalf("no HTTP listening line:\n%s", p.logs)
-	}
+	p, httpAddr := startWithHTTP(t, dir, "--config", cfgPath)
 	cluster := newCluster(p.host, p.port)
 	cluster.Timeout = 10 * time.Second
 	s, err := cluster.CreateSession()
@@ -317,7 +293,15 @@ func startSplitNode(t *testing.T, dir, cfgPath string, trial int) (*process, str
 	return p, httpAddr, s
 }
 
-var migrationUnderWay = regexp.MustCompile(`"State":"(moving|reverting|merging)"`)
+// underWay reports whether splits list a migration under way.
+func underWay(splits []systables.SplitInfo) bool {
+	for _, sp := range splits {
+		if sp.State != "active" {
+			return true
+		}
+	}
+	return false
+}
 
 // waitNoMigration waits until the server reports no migration under way.
 // The bound only turns a stuck migration into a failure: data moves at
@@ -325,13 +309,8 @@ var migrationUnderWay = regexp.MustCompile(`"State":"(moving|reverting|merging)"
 func waitNoMigration(t *testing.T, p *process, httpAddr, what string) {
 	t.Helper()
 	if !waitFor(5*time.Minute, func() bool {
-		resp, err := http.Get("http://" + httpAddr + "/admin/splits")
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode == http.StatusOK && !migrationUnderWay.Match(body)
+		splits, err := partitaproc.Splits(httpAddr)
+		return err == nil && !underWay(splits)
 	}) {
 		t.Fatalf("%s did not finish:\n%s", what, p.logs)
 	}
@@ -341,29 +320,19 @@ func waitNoMigration(t *testing.T, p *process, httpAddr, what string) {
 // way.
 func migrationInProgress(t *testing.T, httpAddr string) bool {
 	t.Helper()
-	resp, err := http.Get("http://" + httpAddr + "/admin/splits")
+	splits, err := partitaproc.Splits(httpAddr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return migrationUnderWay.Match(body)
+	return underWay(splits)
 }
 
 // isSplit reports whether the server lists a split partition (the hot one
 // is the test's only partition).
 func isSplit(t *testing.T, httpAddr string) bool {
 	t.Helper()
-	resp, err := http.Get("http://" + httpAddr + "/admin/splits")
+	splits, err := partitaproc.Splits(httpAddr)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var splits []json.RawMessage
-	if err := json.NewDecoder(resp.Body).Decode(&splits); err != nil {
 		t.Fatalf("/admin/splits: %v", err)
 	}
 	return len(splits) > 0

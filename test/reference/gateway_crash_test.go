@@ -1,12 +1,10 @@
 package reference_test
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,7 +17,6 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/partita-db/partita/internal/systables"
 	"github.com/partita-db/partita/test/internal/cassandra"
 	"github.com/partita-db/partita/test/internal/partitaproc"
 )
@@ -251,7 +248,7 @@ func testGatewaySurvivesNodeCrash(t *testing.T, c *cassandra.Cluster) {
 	t.Logf("%d rows acknowledged, %d writes with an unknown outcome", len(m.acked), len(m.uncertain))
 	m.mu.Unlock()
 
-	if splits, err := splitStatus(httpAddr); err != nil || len(splits) != 1 || splits[0].State != "active" {
+	if splits, err := partitaproc.Splits(httpAddr); err != nil || len(splits) != 1 || splits[0].State != "active" {
 		t.Errorf("split states when the traffic stopped: %+v (%v), want the hot partition's split, active", splits, err)
 	}
 	verify := gatewaySession(t, cqlAddr)
@@ -453,21 +450,20 @@ func splitDuringOutage(t *testing.T, httpAddr string, killAt time.Time) {
 	t.Helper()
 	v := url.Values{"op": {"split"}, "keyspace": {"crash"}, "table": {"events"}, "key": {"'hot'"}, "strategy": {"range"}}
 	for {
-		splits, err := splitStatus(httpAddr)
+		splits, err := partitaproc.Splits(httpAddr)
 		if err == nil && len(splits) > 0 {
 			break // started, by this command or by one that reported a failure
 		}
-		resp, err := http.Post("http://"+httpAddr+"/admin/split?"+v.Encode(), "text/plain", nil)
-		if err != nil {
-			t.Fatalf("split the hot partition: %v", err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK {
+		err = partitaproc.AdminSplit(httpAddr, v)
+		if err == nil {
 			break
 		}
+		var refused *partitaproc.AdminError
+		if !errors.As(err, &refused) {
+			t.Fatalf("split the hot partition: %v", err)
+		}
 		since := time.Since(killAt)
-		msg := fmt.Sprintf("split of the hot partition %.1fs after the kill: %s: %s", since.Seconds(), resp.Status, strings.TrimSpace(string(body)))
+		msg := fmt.Sprintf("split of the hot partition %.1fs after the kill: %v", since.Seconds(), refused)
 		if since > crashGrace {
 			t.Fatal(msg)
 		}
@@ -476,7 +472,7 @@ func splitDuringOutage(t *testing.T, httpAddr string, killAt time.Time) {
 	}
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
-		splits, err := splitStatus(httpAddr)
+		splits, err := partitaproc.Splits(httpAddr)
 		if err == nil && len(splits) == 1 && splits[0].State == "active" {
 			t.Logf("hot partition split with a node down: %d children", len(splits[0].Children))
 			return
@@ -486,20 +482,6 @@ func splitDuringOutage(t *testing.T, httpAddr string, killAt time.Time) {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-}
-
-func splitStatus(httpAddr string) ([]systables.SplitInfo, error) {
-	resp, err := http.Get("http://" + httpAddr + "/admin/splits")
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("/admin/splits: %s", resp.Status)
-	}
-	var splits []systables.SplitInfo
-	err = json.NewDecoder(resp.Body).Decode(&splits)
-	return splits, err
 }
 
 // awaitHints polls system_views.pending_hints on each of nodes until the

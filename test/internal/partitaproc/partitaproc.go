@@ -3,16 +3,22 @@ package partitaproc
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/partita-db/partita/internal/systables"
 )
 
 var (
@@ -186,4 +192,44 @@ func (b *Buffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// AdminError is the answer of the admin API other than 200 OK.
+type AdminError struct {
+	Status string
+	Body   string
+}
+
+func (e *AdminError) Error() string { return e.Status + ": " + e.Body }
+
+// AdminSplit sends an operator split command (v: op, keyspace, table, key,
+// strategy) to POST /admin/split of the server whose HTTP port is at
+// httpAddr. An answer other than 200 OK is an *AdminError.
+func AdminSplit(httpAddr string, v url.Values) error {
+	resp, err := http.Post("http://"+httpAddr+"/admin/split?"+v.Encode(), "text/plain", nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return &AdminError{Status: resp.Status, Body: strings.TrimSpace(string(body))}
+	}
+	return nil
+}
+
+// Splits lists the split partitions from GET /admin/splits.
+func Splits(httpAddr string) ([]systables.SplitInfo, error) {
+	resp, err := http.Get("http://" + httpAddr + "/admin/splits")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		return nil, &AdminError{Status: resp.Status, Body: strings.TrimSpace(string(body))}
+	}
+	var splits []systables.SplitInfo
+	err = json.NewDecoder(resp.Body).Decode(&splits)
+	return splits, err
 }
