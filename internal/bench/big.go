@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
@@ -166,12 +167,11 @@ func bigValue(v []byte, seed uint64, j int64) []byte {
 	return v
 }
 
+// keySeed is the seed of a partition's values (bigValue).
 func keySeed(k string) uint64 {
-	var h uint64 = 1469598103934665603
-	for i := 0; i < len(k); i++ {
-		h = (h ^ uint64(k[i])) * 1099511628211
-	}
-	return h
+	h := fnv.New64a()
+	h.Write([]byte(k))
+	return h.Sum64()
 }
 
 func (o BigOptions) resolve() BigOptions {
