@@ -120,7 +120,7 @@ it is non-zero when the harness or a workload failed.`,
 	fl.BoolVar(&pebble, "pebble-floor", false, "also write every ingest step's rows as raw Pebble batches (Sync), the floor")
 	fl.StringVar(&o.Target, "target", bench.TargetNode, "what is under test: node (Partita on its embedded store) or gateway (serve --backend cassandra, against the same Cassandra node read directly)")
 	fl.StringVar(&o.ClusterAddr, "cluster-addr", "", "with --target gateway: host:port of the Cassandra node (default: $PARTITA_REFERENCE_ADDR, else a throwaway node)")
-	fl.IntVar(&o.Rounds, "rounds", 1, "with --target gateway: rounds of each timed read per system, alternating which system goes first")
+	fl.IntVar(&o.Rounds, "rounds", 1, "with --target gateway: rounds of each timed read per system, alternating which system goes first; with --big: rounds of each read per partition (default there 3)")
 	fl.BoolVar(&o.SingleGateway, "single-gateway", false, "with --target gateway: run the gateway with --backend-single-gateway (no leases; split states as metadata, a faster backfill)")
 	fl.StringVar(&o.CPUProfileDir, "cpuprofile", "", "directory for one CPU profile per Partita step (of the server process; in-process: of the server and the driver)")
 	fl.BoolVar(&big, "big", false, "instead of the workloads: bulk-load the big data set (a partition of --big-rows rows, one of 1,000, filler up to --big-bytes on disk), then time restarts to the first answer (kill -9 and clean) and the latest-100 and 1-hour reads of both partitions; results in --out/big.json")
@@ -139,6 +139,10 @@ func runBig(ctx context.Context, cmd *cobra.Command, o bench.Options, bo bench.B
 	if cmd.Flags().Changed("concurrency") {
 		bo.Concurrency = o.Concurrency
 	}
+	if cmd.Flags().Changed("rounds") {
+		bo.Rounds = o.Rounds
+	}
+	bo.CPUProfileDir = o.CPUProfileDir
 	rep, err := bench.RunBig(ctx, bo)
 	if rep != nil {
 		if werr := rep.WriteSummary(cmd.OutOrStdout()); werr != nil && err == nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,6 +52,7 @@ const (
 	DefaultBigRows     = 50_000_000
 	DefaultBigMinBytes = 5_000_000_000
 	defaultBigRestarts = 5
+	defaultBigRounds   = 3
 )
 
 // BigOptions configure the big step.
@@ -78,6 +80,14 @@ type BigOptions struct {
 	Concurrency int
 	// Connections is the driver's connections (2).
 	Connections int
+	// Rounds is how many times each read is timed on each partition, the
+	// two partitions alternating which goes first, pooled (3): the ratio
+	// then compares figures taken over the same stretch of the machine's
+	// load.
+	Rounds int
+	// CPUProfileDir, when set, receives one CPU profile of the server per
+	// read and partition (all its rounds), named big-<read>-<partition>.pprof.
+	CPUProfileDir string
 	// OutDir receives big.json; empty writes none.
 	OutDir string
 	Log    io.Writer
@@ -192,6 +202,9 @@ func (o BigOptions) resolve() BigOptions {
 	}
 	if o.Connections <= 0 {
 		o.Connections = 2
+	}
+	if o.Rounds <= 0 {
+		o.Rounds = defaultBigRounds
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -308,7 +321,7 @@ func RunBig(ctx context.Context, o BigOptions) (rep *BigReport, err error) {
 	}
 	fmt.Fprintf(o.Log, "big: clean restart: stop %s, listening %s, first answer %s after the exec\n", FormatMillis(stopMs), FormatMillis(r.OpenMs), FormatMillis(r.FirstQueryMs))
 
-	if err := readBig(ctx, n.addr, o, rep); err != nil {
+	if err := readBig(ctx, n, o, rep); err != nil {
 		return rep, err
 	}
 	rep.judge()
@@ -555,30 +568,53 @@ var bigReads = []struct {
 }
 
 // readBig times every read on the wide partition and on the 1,000-row one,
-// one after the other, each after a warm-up of a second.
-func readBig(ctx context.Context, addr string, o BigOptions, rep *BigReport) error {
-	s, err := bigSession(addr, o.Connections)
+// in o.Rounds rounds that alternate which partition goes first, each
+// timing after a warm-up of a second; a partition's rounds are pooled.
+func readBig(ctx context.Context, n *childNode, o BigOptions, rep *BigReport) error {
+	s, err := bigSession(n.addr, o.Connections)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	parts := []struct {
+		key   string
+		width int64
+	}{{bigKey, int64(o.Rows)}, {smallKey, smallRows}}
 	for _, q := range bigReads {
+		var recs [2]*recorder
+		var errs [2]int64
+		for i := range recs {
+			recs[i] = newRecorder()
+		}
+		for round := 0; round < o.Rounds; round++ {
+			for j := range parts {
+				i := (j + round) % len(parts) // alternate which partition goes first
+				part := parts[i]
+				if _, _, err := timeReads(ctx, s, q.cql, part.key, part.width, q.args, o.Concurrency, min(time.Second, o.Duration)); err != nil {
+					return err
+				}
+				stop, err := startBigProfile(ctx, n, o, q.name, part.key, round)
+				if err != nil {
+					return err
+				}
+				rec, e, err := timeReads(ctx, s, q.cql, part.key, part.width, q.args, o.Concurrency, o.Duration)
+				if perr := stop(); err == nil {
+					err = perr
+				}
+				if err != nil {
+					return err
+				}
+				recs[i].merge(rec)
+				errs[i] += e
+			}
+		}
 		var p99 [2]float64
-		for i, part := range []struct {
-			key   string
-			width int64
-		}{{bigKey, int64(o.Rows)}, {smallKey, smallRows}} {
-			if _, _, err := timeReads(ctx, s, q.cql, part.key, part.width, q.args, o.Concurrency, min(time.Second, o.Duration)); err != nil {
-				return err
-			}
-			sum, errs, err := timeReads(ctx, s, q.cql, part.key, part.width, q.args, o.Concurrency, o.Duration)
-			if err != nil {
-				return err
-			}
-			rep.Reads = append(rep.Reads, BigRead{Query: q.name, Partition: part.key, Width: part.width, Latency: sum, Errors: errs})
+		for i, part := range parts {
+			sum := recs[i].summary()
+			rep.Reads = append(rep.Reads, BigRead{Query: q.name, Partition: part.key, Width: part.width, Latency: sum, Errors: errs[i]})
 			p99[i] = sum.P99
-			fmt.Fprintf(o.Log, "big: %s on %s (%s rows): p50 %s p99 %s (%d reads)\n", q.name, part.key, widthLabel(int(part.width)),
-				FormatMillis(sum.P50), FormatMillis(sum.P99), sum.Count)
+			fmt.Fprintf(o.Log, "big: %s on %s (%s rows): p50 %s p99 %s (%d reads, %d rounds)\n", q.name, part.key, widthLabel(int(part.width)),
+				FormatMillis(sum.P50), FormatMillis(sum.P99), sum.Count, o.Rounds)
 		}
 		ratio := 0.0
 		if p99[1] > 0 {
@@ -589,9 +625,23 @@ func readBig(ctx context.Context, addr string, o BigOptions, rep *BigReport) err
 	return nil
 }
 
+// startBigProfile starts the server's CPU profile of one timed read when
+// o.CPUProfileDir is set: one file per read, partition and round (pprof
+// adds up the files given together).
+func startBigProfile(ctx context.Context, n *childNode, o BigOptions, read, part string, round int) (func() error, error) {
+	if o.CPUProfileDir == "" || n.httpAddr == "" {
+		return func() error { return nil }, nil
+	}
+	if err := os.MkdirAll(o.CPUProfileDir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(o.CPUProfileDir, fmt.Sprintf("big-%s-%s-r%d.pprof", read, part, round+1))
+	return startAdminProfile(ctx, &http.Client{Timeout: 2 * time.Minute}, n.httpAddr, path)
+}
+
 // timeReads runs one read with conc requests in flight for dur; every
 // answer must hold 100 rows.
-func timeReads(ctx context.Context, s *gocql.Session, cql, key string, width int64, args func(string, int64, int) []any, conc int, dur time.Duration) (Summary, int64, error) {
+func timeReads(ctx context.Context, s *gocql.Session, cql, key string, width int64, args func(string, int64, int) []any, conc int, dur time.Duration) (*recorder, int64, error) {
 	deadline := time.Now().Add(dur)
 	recs := make([]*recorder, conc)
 	var wg sync.WaitGroup
@@ -629,9 +679,9 @@ func timeReads(ctx context.Context, s *gocql.Session, cql, key string, width int
 		recs[0].merge(r)
 	}
 	if firstErr != nil {
-		return recs[0].summary(), errCount, firstErr
+		return recs[0], errCount, firstErr
 	}
-	return recs[0].summary(), errCount, ctx.Err()
+	return recs[0], errCount, ctx.Err()
 }
 
 // Targets of the big step.

@@ -26,8 +26,12 @@ func TestBigTiny(t *testing.T) {
 			defer cancel()
 			var log bytes.Buffer
 			parent, out := t.TempDir(), t.TempDir()
+			profiles := ""
+			if !overlap {
+				profiles = filepath.Join(out, "profiles")
+			}
 			rep, err := RunBig(ctx, BigOptions{Rows: 3_000, MinBytes: 1 << 20, Dir: parent, Overlap: overlap,
-				Restarts: 2, Duration: 200 * time.Millisecond, OutDir: out, Log: &log})
+				Restarts: 2, Duration: 200 * time.Millisecond, Rounds: 2, CPUProfileDir: profiles, OutDir: out, Log: &log})
 			if err != nil {
 				t.Fatalf("%v\n%s", err, log.String())
 			}
@@ -47,6 +51,18 @@ func TestBigTiny(t *testing.T) {
 			for _, want := range []string{"restart (kill)", "restart (clean)", "range-1h", "target big flatness latest-100-desc"} {
 				if !strings.Contains(sum.String(), want) {
 					t.Errorf("summary lacks %q:\n%s", want, sum.String())
+				}
+			}
+			if profiles != "" {
+				// 3 reads × 2 partitions × 2 rounds, each a server profile.
+				files, _ := filepath.Glob(filepath.Join(profiles, "big-*-r*.pprof"))
+				if len(files) != len(bigReads)*2*2 {
+					t.Errorf("%d server profiles, want %d: %v", len(files), len(bigReads)*2*2, files)
+				}
+				for _, f := range files {
+					if st, err := os.Stat(f); err != nil || st.Size() == 0 {
+						t.Errorf("profile %s: empty or missing (%v)", f, err)
+					}
 				}
 			}
 			if left, _ := filepath.Glob(filepath.Join(parent, "big-*")); len(left) != 0 {

@@ -143,15 +143,21 @@ func (p *cqlSystem) httpClient() *http.Client {
 
 func (p *cqlSystem) canProfile() bool { return p.httpAddress() != "" }
 
-// startProfile starts the server's CPU profiler through its admin port
-// (POST /admin/cpuprofile?op=start, then op=stop returns the profile).
+// startProfile starts the server's CPU profiler through its admin port.
 func (p *cqlSystem) startProfile(ctx context.Context, path string) (func() error, error) {
-	base := "http://" + p.httpAddress() + "/admin/cpuprofile?op="
-	if _, err := p.adminPost(ctx, base+"start"); err != nil {
+	return startAdminProfile(ctx, p.httpClient(), p.httpAddress(), path)
+}
+
+// startAdminProfile starts a server's CPU profiler through its admin port
+// (POST /admin/cpuprofile?op=start); the function returned stops it (op=stop
+// answers the profile) and writes the profile to path.
+func startAdminProfile(ctx context.Context, client *http.Client, httpAddr, path string) (func() error, error) {
+	base := "http://" + httpAddr + "/admin/cpuprofile?op="
+	if _, err := adminPost(ctx, client, base+"start"); err != nil {
 		return nil, err
 	}
 	return func() error {
-		b, err := p.adminPost(context.WithoutCancel(ctx), base+"stop")
+		b, err := adminPost(context.WithoutCancel(ctx), client, base+"stop")
 		if err != nil {
 			return err
 		}
@@ -159,7 +165,7 @@ func (p *cqlSystem) startProfile(ctx context.Context, path string) (func() error
 	}, nil
 }
 
-func (p *cqlSystem) adminPost(ctx context.Context, url string) ([]byte, error) {
+func adminPost(ctx context.Context, client *http.Client, url string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
 	if err != nil {
 		return nil, err
@@ -169,7 +175,7 @@ func (p *cqlSystem) adminPost(ctx context.Context, url string) ([]byte, error) {
 	if token := os.Getenv("PARTITA_ADMIN_TOKEN"); token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := p.httpClient().Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err
 	}
