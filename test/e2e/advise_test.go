@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/partita-db/partita/test/internal/seeds"
 )
 
 // adviseReport is the part of `partita advise --json` the tests read.
@@ -81,8 +83,8 @@ func TestAdviseSeeds(t *testing.T) {
 	defer s.Close()
 	mustExec(t, s, "CREATE KEYSPACE iot WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	mustExec(t, s, "CREATE KEYSPACE ops WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-	mustExec(t, s, strings.Replace(iotDataError, "iot_data_error", "iot.iot_data_error", 1))
-	mustExec(t, s, strings.Replace(seed003Tables[0], "events_by_asset_day", "ops.events_by_asset_day", 1))
+	mustExec(t, s, strings.Replace(seeds.IoTDataError, "iot_data_error", "iot.iot_data_error", 1))
+	mustExec(t, s, strings.Replace(seeds.Seed003Tables[0], "events_by_asset_day", "ops.events_by_asset_day", 1))
 
 	// 20 devices reporting 200 readings each, one a minute.
 	start := utc(2026, 5, 1, 0, 0, 0)

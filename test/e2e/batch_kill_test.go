@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/partita-db/partita/test/internal/seeds"
 )
 
 const (
@@ -186,7 +188,7 @@ func createBatchKillSchema(t *testing.T, cluster *gocql.ClusterConfig) {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	for _, stmt := range seed004Tables[:2] {
+	for _, stmt := range seeds.Seed004Tables[:2] {
 		mustExec(t, s2, stmt)
 	}
 }

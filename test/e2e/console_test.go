@@ -19,6 +19,8 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/partita-db/partita/test/internal/seeds"
 )
 
 const consoleToken = "console-secret"
@@ -199,7 +201,7 @@ func TestConsole(t *testing.T) {
 	// Seed 003's table with one hot asset (50x the others), and a
 	// filtering read for the statements and the advisor.
 	mustExec(t, s, "CREATE KEYSPACE console_ops WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-	mustExec(t, s, strings.Replace(seed003Tables[0], "events_by_asset_day", "console_ops.events_by_asset_day", 1))
+	mustExec(t, s, strings.Replace(seeds.Seed003Tables[0], "events_by_asset_day", "console_ops.events_by_asset_day", 1))
 	writeConcurrently(t, s, 39*60+3000, func(i int) (string, []any) {
 		asset, n := "asset-7", i-39*60
 		if i < 39*60 {

@@ -5,9 +5,10 @@
 // settings:
 //   - gocql (github.com/gocql/gocql) against an in-process node, running the
 //     examples of the seed documents (the product's minimum acceptance set:
-//     their tables and queries as written), every scalar type, paging (also
-//     of GROUP BY, whose pages hold whole groups),
-//     schema metadata and events, errors and token routing, lightweight
+//     their tables and queries as written; test/internal/seeds, which
+//     test/clusterstore also runs through a gateway over Cassandra), every
+//     scalar type, paging (also of GROUP BY, whose pages hold whole
+//     groups), schema metadata and events, errors and token routing, lightweight
 //     transactions under contention (16 clients incrementing one cell by
 //     compare-and-set lose no update, also with skewed client clocks; a
 //     history of concurrent ones and SERIAL reads checked linearizable with

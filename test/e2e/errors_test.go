@@ -6,20 +6,15 @@ import (
 	"testing"
 
 	"github.com/gocql/gocql"
+
+	"github.com/partita-db/partita/test/internal/cqltest"
 )
 
 // expectCode fails t unless err is a server error with the given protocol
 // error code.
 func expectCode(t *testing.T, err error, code int) gocql.RequestError {
 	t.Helper()
-	var re gocql.RequestError
-	if !errors.As(err, &re) {
-		t.Fatalf("got %v (%T), want a server error with code %#x", err, err, code)
-	}
-	if re.Code() != code {
-		t.Fatalf("got code %#x (%s), want %#x", re.Code(), re.Message(), code)
-	}
-	return re
+	return cqltest.ExpectCode(t, err, code)
 }
 
 func TestErrors(t *testing.T) {

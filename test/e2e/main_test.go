@@ -3,18 +3,22 @@ package e2e_test
 import (
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gocql/gocql"
 
+	"github.com/partita-db/partita/test/internal/cqltest"
 	"github.com/partita-db/partita/test/internal/partitaproc"
 	"github.com/partita-db/partita/test/internal/testserver"
 )
 
-// node is the in-process node that the gocql scenarios share.
-var node *testserver.Server
+// node is the in-process node that the gocql scenarios share, and target
+// their sessions and keyspaces on it.
+var (
+	node   *testserver.Server
+	target *cqltest.Target
+)
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -28,7 +32,8 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer node.Stop()
-	defer closeShared()
+	target = cqltest.NewTarget(node.Addr, func() *gocql.ClusterConfig { return newCluster(node.Host, node.Port) })
+	defer target.Close()
 	defer partitaproc.RemoveBinary()
 	return m.Run()
 }
@@ -44,14 +49,7 @@ func newCluster(host string, port int) *gocql.ClusterConfig {
 // and closes it when t ends.
 func connect(t *testing.T, ks string) *gocql.Session {
 	t.Helper()
-	c := newCluster(node.Host, node.Port)
-	c.Keyspace = ks
-	s, err := c.CreateSession()
-	if err != nil {
-		t.Fatalf("connect to %s (keyspace %q): %v", node.Addr, ks, err)
-	}
-	t.Cleanup(s.Close)
-	return s
+	return target.Connect(t, ks)
 }
 
 // newKeyspace creates a fresh keyspace named after the test and returns a
@@ -59,66 +57,21 @@ func connect(t *testing.T, ks string) *gocql.Session {
 // refuses USE statements).
 func newKeyspace(t *testing.T, name string) *gocql.Session {
 	t.Helper()
-	admin := connect(t, "")
-	mustExec(t, admin, "DROP KEYSPACE IF EXISTS "+name)
-	mustExec(t, admin, "CREATE KEYSPACE "+name+
-		" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-	return connect(t, name)
-}
-
-// shared holds the sessions of keyspaces that several tests use; they are
-// closed when TestMain ends.
-var shared struct {
-	sync.Mutex
-	sessions map[string]*gocql.Session
+	return target.NewKeyspace(t, name)
 }
 
 // sharedKeyspace returns a session in keyspace name. The first call creates
-// the keyspace afresh and runs setup in it; later calls reuse both.
+// the keyspace afresh and runs setup in it; later calls reuse both, and
+// TestMain closes the session when the tests end.
 func sharedKeyspace(t *testing.T, name string, setup ...string) *gocql.Session {
 	t.Helper()
-	shared.Lock()
-	defer shared.Unlock()
-	if s := shared.sessions[name]; s != nil {
-		return s
-	}
-	admin := connect(t, "")
-	mustExec(t, admin, "DROP KEYSPACE IF EXISTS "+name)
-	mustExec(t, admin, "CREATE KEYSPACE "+name+
-		" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-	c := newCluster(node.Host, node.Port)
-	c.Keyspace = name
-	s, err := c.CreateSession()
-	if err != nil {
-		t.Fatalf("connect to %s (keyspace %q): %v", node.Addr, name, err)
-	}
-	for _, stmt := range setup {
-		if err := s.Query(stmt).Exec(); err != nil {
-			s.Close()
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
-	if shared.sessions == nil {
-		shared.sessions = map[string]*gocql.Session{}
-	}
-	shared.sessions[name] = s
-	return s
-}
-
-func closeShared() {
-	shared.Lock()
-	defer shared.Unlock()
-	for _, s := range shared.sessions {
-		s.Close()
-	}
+	return target.SharedKeyspace(t, name, setup...)
 }
 
 // mustExec runs statements that must succeed.
 func mustExec(t *testing.T, s *gocql.Session, stmt string, args ...any) {
 	t.Helper()
-	if err := s.Query(stmt, args...).Exec(); err != nil {
-		t.Fatalf("%s: %v", stmt, err)
-	}
+	cqltest.MustExec(t, s, stmt, args...)
 }
 
 // waitFor polls cond every 100 ms until it holds or timeout passes.

@@ -1,15 +1,17 @@
-package e2e_test
+package seeds
 
 import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/partita-db/partita/test/internal/cqltest"
 )
 
 // The seed's DDL and query, comments included (translated), as a user
 // pastes them.
 const (
-	iotDataError = `
+	IoTDataError = `
 -- Wrong: device_id alone as the partition key puts a device's whole history in one partition
 CREATE TABLE IF NOT EXISTS iot_data_error (
     device_id text,          -- device id
@@ -39,19 +41,19 @@ LIMIT 10; -- bound the rows read`
 
 // Seed 001: iot_data_error overwrites one row per device;
 // iot_data_optimized answers the seed's latest-ten query.
-func TestSeed001IoT(t *testing.T) {
-	s := newKeyspace(t, "go_seed001")
-	mustExec(t, s, iotDataError)
-	mustExec(t, s, iotDataOptimized)
+func Seed001IoT(t *testing.T, tg *cqltest.Target) {
+	s := tg.NewKeyspace(t, "go_seed001")
+	cqltest.MustExec(t, s, IoTDataError)
+	cqltest.MustExec(t, s, iotDataOptimized)
 
 	t.Run("iot_data_error", func(t *testing.T) {
 		for m := range 5 {
-			mustExec(t, s, "INSERT INTO iot_data_error (device_id, time, temperature, humidity, voltage, signal_strength) "+
-				"VALUES (?, ?, ?, ?, ?, ?)", "device_123", utc(2024, 5, 1, 0, m, 0), float32(20+m), float32(50), float32(3.5), float32(-70))
+			cqltest.MustExec(t, s, "INSERT INTO iot_data_error (device_id, time, temperature, humidity, voltage, signal_strength) "+
+				"VALUES (?, ?, ?, ?, ?, ?)", "device_123", cqltest.UTC(2024, 5, 1, 0, m, 0), float32(20+m), float32(50), float32(3.5), float32(-70))
 		}
-		rows := selectMaps(t, s, "SELECT time, temperature FROM iot_data_error WHERE device_id = 'device_123'")
-		equal(t, "time", column[time.Time](t, rows, "time"), []time.Time{utc(2024, 5, 1, 0, 4, 0)})
-		equal(t, "temperature", column[float32](t, rows, "temperature"), []float32{24})
+		rows := cqltest.SelectMaps(t, s, "SELECT time, temperature FROM iot_data_error WHERE device_id = 'device_123'")
+		cqltest.Equal(t, "time", cqltest.Column[time.Time](t, rows, "time"), []time.Time{cqltest.UTC(2024, 5, 1, 0, 4, 0)})
+		cqltest.Equal(t, "temperature", cqltest.Column[float32](t, rows, "temperature"), []float32{24})
 		var n int64
 		if err := s.Query("SELECT count(*) FROM iot_data_error").Scan(&n); err != nil || n != 1 {
 			t.Fatalf("count(*) = %d, %v; want 1", n, err)
@@ -61,26 +63,26 @@ func TestSeed001IoT(t *testing.T) {
 	t.Run("iot_data_optimized", func(t *testing.T) {
 		var may []time.Time
 		for day := 15; day >= 1; day-- { // written newest first
-			ts := utc(2024, 5, day, 12, 0, 0)
+			ts := cqltest.UTC(2024, 5, day, 12, 0, 0)
 			may = append(may, ts)
-			mustExec(t, s, "INSERT INTO iot_data_optimized (device_id, year_month, time, temperature) VALUES (?, ?, ?, ?)",
+			cqltest.MustExec(t, s, "INSERT INTO iot_data_optimized (device_id, year_month, time, temperature) VALUES (?, ?, ?, ?)",
 				"device_123", "202405", ts, float32(10+0.5*float64(day)))
 		}
-		mustExec(t, s, "INSERT INTO iot_data_optimized (device_id, year_month, time, temperature) VALUES ('device_123', '202406', '2024-06-01', 99)")
-		mustExec(t, s, "INSERT INTO iot_data_optimized (device_id, year_month, time, temperature) VALUES ('device_456', '202405', '2024-05-31', 98)")
+		cqltest.MustExec(t, s, "INSERT INTO iot_data_optimized (device_id, year_month, time, temperature) VALUES ('device_123', '202406', '2024-06-01', 99)")
+		cqltest.MustExec(t, s, "INSERT INTO iot_data_optimized (device_id, year_month, time, temperature) VALUES ('device_456', '202405', '2024-05-31', 98)")
 
-		rows := selectMaps(t, s, iotSeedQuery)
-		equal(t, "times", column[time.Time](t, rows, "time"), may[:10])
+		rows := cqltest.SelectMaps(t, s, iotSeedQuery)
+		cqltest.Equal(t, "times", cqltest.Column[time.Time](t, rows, "time"), may[:10])
 		var temps []float32
 		for day := 15; day > 5; day-- {
 			temps = append(temps, float32(10+0.5*float64(day)))
 		}
-		equal(t, "temperatures", column[float32](t, rows, "temperature"), temps)
+		cqltest.Equal(t, "temperatures", cqltest.Column[float32](t, rows, "temperature"), temps)
 
 		asc := slices.Clone(may)
 		slices.Reverse(asc)
-		rows = selectMaps(t, s, "SELECT time FROM iot_data_optimized WHERE device_id = 'device_123' AND year_month = '202405' LIMIT 3")
-		equal(t, "ascending", column[time.Time](t, rows, "time"), asc[:3])
+		rows = cqltest.SelectMaps(t, s, "SELECT time FROM iot_data_optimized WHERE device_id = 'device_123' AND year_month = '202405' LIMIT 3")
+		cqltest.Equal(t, "ascending", cqltest.Column[time.Time](t, rows, "time"), asc[:3])
 
 		var lo, hi, avg float32
 		var n int64

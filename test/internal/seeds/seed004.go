@@ -1,4 +1,4 @@
-package e2e_test
+package seeds
 
 import (
 	"bytes"
@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/partita-db/partita/test/internal/cqltest"
 )
 
 // Seed 004's tables, as written.
-var seed004Tables = []string{`CREATE TABLE IF NOT EXISTS user_events_by_day (
+var Seed004Tables = []string{`CREATE TABLE IF NOT EXISTS user_events_by_day (
     user_id text,
     bucket_date date,
     event_time timestamp,
@@ -111,14 +113,14 @@ func scanEvents(t *testing.T, q *gocql.Query) []event {
 	return out
 }
 
-func at(h, m int) time.Time { return utc(2025, 3, 8, h, m, 0) }
+func at(h, m int) time.Time { return cqltest.UTC(2025, 3, 8, h, m, 0) }
 
 // seed004Session returns a session in the keyspace holding seed 004's
 // tables, created once for all the seed 004 tests.
-func seed004Session(t *testing.T) *gocql.Session {
+func seed004Session(t *testing.T, tg *cqltest.Target) *gocql.Session {
 	t.Helper()
 	// The first table is created twice: IF NOT EXISTS makes the second a no-op.
-	return sharedKeyspace(t, "go_seed004", slices.Concat(seed004Tables, seed004Tables[:1])...)
+	return tg.SharedKeyspace(t, "go_seed004", slices.Concat(Seed004Tables, Seed004Tables[:1])...)
 }
 
 const insertUserDay = "INSERT INTO user_events_by_day (user_id, bucket_date, event_time, event_id, event_type, payload) VALUES (?, ?, ?, ?, ?, ?)"
@@ -135,8 +137,8 @@ func fillDay(t *testing.T, s *gocql.Session, user string) []event {
 			seqs = []uint16{2, 1} // two events share this time
 		}
 		for _, seq := range seqs {
-			id := timeUUID(ts, seq)
-			mustExec(t, s, insertUserDay, user, "2025-03-08", ts, id, []string{"click", "login"}[boolInt(i%3 == 0)], "p")
+			id := cqltest.TimeUUID(ts, seq)
+			cqltest.MustExec(t, s, insertUserDay, user, "2025-03-08", ts, id, []string{"click", "login"}[boolInt(i%3 == 0)], "p")
 			want = append(want, event{ts, id})
 		}
 	}
@@ -145,23 +147,23 @@ func fillDay(t *testing.T, s *gocql.Session, user string) []event {
 }
 
 // §5.1: the INSERTs with now() and with a literal timeuuid, as written.
-func TestSeed004NowAndLiteralTimeUUID(t *testing.T) {
-	s := seed004Session(t)
-	mustExec(t, s, `INSERT INTO user_events_by_day (
+func Seed004NowAndLiteralTimeUUID(t *testing.T, tg *cqltest.Target) {
+	s := seed004Session(t, tg)
+	cqltest.MustExec(t, s, `INSERT INTO user_events_by_day (
     user_id, bucket_date, event_time, event_id,
     event_type, payload
 ) VALUES (
     'u-1001', '2025-03-08', '2025-03-08 10:15:00+0000',
     now(), 'login', '{"ip":"203.0.113.10"}'
 );`)
-	mustExec(t, s, `INSERT INTO device_events_by_day (
+	cqltest.MustExec(t, s, `INSERT INTO device_events_by_day (
     device_id, bucket_date, event_time, event_id,
     event_type, payload
 ) VALUES (
     'device-9', '2025-03-08', '2025-03-08 10:15:00+0000',
     now(), 'login', '{"ip":"203.0.113.10"}'
 );`)
-	mustExec(t, s, `INSERT INTO user_events_by_day (
+	cqltest.MustExec(t, s, `INSERT INTO user_events_by_day (
     user_id, bucket_date, event_time, event_id,
     event_type, payload
 ) VALUES (
@@ -181,8 +183,8 @@ func TestSeed004NowAndLiteralTimeUUID(t *testing.T) {
 }
 
 // §7.1 and §7.2: a time range of one partition, and its latest 20 rows.
-func TestSeed004RangeAndLatest(t *testing.T) {
-	s := seed004Session(t)
+func Seed004RangeAndLatest(t *testing.T, tg *cqltest.Target) {
+	s := seed004Session(t, tg)
 	want := fillDay(t, s, "u-71")
 	got := scanEvents(t, s.Query(`SELECT event_time, event_id, event_type
 FROM user_events_by_day
@@ -191,72 +193,72 @@ WHERE user_id = 'u-71'
   AND event_time >= '2025-03-08 00:00:00+0000'
   AND event_time <  '2025-03-09 00:00:00+0000'
 LIMIT 100;`))
-	equal(t, "7.1", got, want)
+	cqltest.Equal(t, "7.1", got, want)
 	got = scanEvents(t, s.Query(`SELECT event_time, event_id, event_type, payload
 FROM user_events_by_day
 WHERE user_id = 'u-71'
   AND bucket_date = '2025-03-08'
 LIMIT 20;`))
-	equal(t, "7.2", got, want[:20])
+	cqltest.Equal(t, "7.2", got, want[:20])
 }
 
 // §7.3: restricting event_id without event_time is rejected with
 // Cassandra's message; ALLOW FILTERING makes it run.
-func TestSeed004SkippedClusteringColumn(t *testing.T) {
-	s := seed004Session(t)
+func Seed004SkippedClusteringColumn(t *testing.T, tg *cqltest.Target) {
+	s := seed004Session(t, tg)
 	fillDay(t, s, "u-73")
-	target := timeUUID(at(5, 35), 1)
+	target := cqltest.TimeUUID(at(5, 35), 1)
 	q := `SELECT event_time, event_id
 FROM user_events_by_day
 WHERE user_id = 'u-73'
   AND bucket_date = '2025-03-08'
   AND event_id = ` + target.String()
-	re := expectCode(t, s.Query(q+";").Exec(), gocql.ErrCodeInvalid)
+	re := cqltest.ExpectCode(t, s.Query(q+";").Exec(), gocql.ErrCodeInvalid)
 	// StatementRestrictions.processClusteringColumnsRestrictions
 	if want := `PRIMARY KEY column "event_id" cannot be restricted as preceding column "event_time" is not restricted`; re.Message() != want {
 		t.Fatalf("message %q, want %q", re.Message(), want)
 	}
-	equal(t, "with ALLOW FILTERING", scanEvents(t, s.Query(q+"\nALLOW FILTERING;")), []event{{at(5, 35), target}})
+	cqltest.Equal(t, "with ALLOW FILTERING", scanEvents(t, s.Query(q+"\nALLOW FILTERING;")), []event{{at(5, 35), target}})
 }
 
 // §7.4: no partition key needs ALLOW FILTERING.
-func TestSeed004NoPartitionKey(t *testing.T) {
-	s := seed004Session(t)
+func Seed004NoPartitionKey(t *testing.T, tg *cqltest.Target) {
+	s := seed004Session(t, tg)
 	fillDay(t, s, "u-74")
-	re := expectCode(t, s.Query("SELECT *\nFROM user_events_by_day\nWHERE event_type = 'login';").Exec(), gocql.ErrCodeInvalid)
+	re := cqltest.ExpectCode(t, s.Query("SELECT *\nFROM user_events_by_day\nWHERE event_type = 'login';").Exec(), gocql.ErrCodeInvalid)
 	if re.Message() != filteringMessage {
 		t.Fatalf("message %q", re.Message())
 	}
-	rows := selectMaps(t, s, "SELECT user_id, event_type FROM user_events_by_day WHERE event_type = 'login' ALLOW FILTERING")
-	if len(rows) == 0 || !slices.Contains(column[string](t, rows, "user_id"), "u-74") {
+	rows := cqltest.SelectMaps(t, s, "SELECT user_id, event_type FROM user_events_by_day WHERE event_type = 'login' ALLOW FILTERING")
+	if len(rows) == 0 || !slices.Contains(cqltest.Column[string](t, rows, "user_id"), "u-74") {
 		t.Fatalf("ALLOW FILTERING rows: %v", rows)
 	}
-	for _, typ := range column[string](t, rows, "event_type") {
+	for _, typ := range cqltest.Column[string](t, rows, "event_type") {
 		if typ != "login" {
 			t.Fatalf("filtered row of type %q", typ)
 		}
 	}
 }
 
-func TestSeed004LoginEventsByDay(t *testing.T) {
-	s := seed004Session(t)
+func Seed004LoginEventsByDay(t *testing.T, tg *cqltest.Target) {
+	s := seed004Session(t, tg)
 	times := []time.Time{at(9, 0), at(1, 0), at(17, 0), at(4, 0)}
 	for i, ts := range times {
-		mustExec(t, s, "INSERT INTO login_events_by_day (bucket_date, event_time, event_id, user_id, payload) VALUES (?, ?, ?, ?, '{}')",
-			"2025-03-08", ts, timeUUID(ts, 1), []string{"u-0", "u-1", "u-2", "u-3"}[i])
+		cqltest.MustExec(t, s, "INSERT INTO login_events_by_day (bucket_date, event_time, event_id, user_id, payload) VALUES (?, ?, ?, ?, '{}')",
+			"2025-03-08", ts, cqltest.TimeUUID(ts, 1), []string{"u-0", "u-1", "u-2", "u-3"}[i])
 	}
-	mustExec(t, s, "INSERT INTO login_events_by_day (bucket_date, event_time, event_id, user_id) VALUES ('2025-03-09', '2025-03-09', now(), 'u-x')")
-	rows := selectMaps(t, s, "SELECT event_time, user_id FROM login_events_by_day WHERE bucket_date = '2025-03-08'")
-	equal(t, "users by time", column[string](t, rows, "user_id"), []string{"u-1", "u-3", "u-0", "u-2"})
+	cqltest.MustExec(t, s, "INSERT INTO login_events_by_day (bucket_date, event_time, event_id, user_id) VALUES ('2025-03-09', '2025-03-09', now(), 'u-x')")
+	rows := cqltest.SelectMaps(t, s, "SELECT event_time, user_id FROM login_events_by_day WHERE bucket_date = '2025-03-08'")
+	cqltest.Equal(t, "users by time", cqltest.Column[string](t, rows, "user_id"), []string{"u-1", "u-3", "u-0", "u-2"})
 }
 
-func TestSeed004HourBuckets(t *testing.T) {
-	s := seed004Session(t)
+func Seed004HourBuckets(t *testing.T, tg *cqltest.Target) {
+	s := seed004Session(t, tg)
 	var all []event
 	for m := 0; m < 240; m += 13 {
 		ts := at(9, 0).Add(time.Duration(m)*time.Minute + 17*time.Second)
-		id := timeUUID(ts, 1)
-		mustExec(t, s, "INSERT INTO user_events_by_hour (user_id, bucket_hour, event_time, event_id, event_type, payload) VALUES (?, ?, ?, ?, 'view', '')",
+		id := cqltest.TimeUUID(ts, 1)
+		cqltest.MustExec(t, s, "INSERT INTO user_events_by_hour (user_id, bucket_hour, event_time, event_id, event_type, payload) VALUES (?, ?, ?, ?, 'view', '')",
 			"u-1001", ts.Truncate(time.Hour), ts, id)
 		all = append(all, event{ts, id})
 	}
@@ -275,17 +277,17 @@ FROM user_events_by_hour
 WHERE user_id = 'u-1001'
   AND bucket_hour = '2025-03-08 10:00:00+0000'
 LIMIT 100;`))
-	equal(t, "one hour", got, inHours(10, 10))
+	cqltest.Equal(t, "one hour", got, inHours(10, 10))
 	var merged []event
 	for _, h := range []int{10, 11, 12} {
 		merged = append(merged, scanEvents(t, s.Query("SELECT event_time, event_id FROM user_events_by_hour WHERE user_id = ? AND bucket_hour = ?", "u-1001", at(h, 0)))...)
 	}
 	slices.SortStableFunc(merged, compareDescAsc)
-	equal(t, "three hours merged", merged, inHours(10, 12))
+	cqltest.Equal(t, "three hours merged", merged, inHours(10, 12))
 }
 
-func TestSeed004RoomEvents16Buckets(t *testing.T) {
-	s := seed004Session(t)
+func Seed004RoomEvents16Buckets(t *testing.T, tg *cqltest.Target) {
+	s := seed004Session(t, tg)
 	type written struct {
 		event
 		bucket int
@@ -293,9 +295,9 @@ func TestSeed004RoomEvents16Buckets(t *testing.T) {
 	var all []written
 	for i := range 100 {
 		ts := at(20, 0).Add(time.Duration(i*7) * time.Second)
-		id := timeUUID(ts, uint16(i))
+		id := cqltest.TimeUUID(ts, uint16(i))
 		b := int(crc32.ChecksumIEEE(id[:]) % 16) // bucket = hash(event_id) % 16
-		mustExec(t, s, "INSERT INTO room_events (room_id, bucket, event_time, event_id, payload) VALUES ('room-9', ?, ?, ?, 'msg')", b, ts, id)
+		cqltest.MustExec(t, s, "INSERT INTO room_events (room_id, bucket, event_time, event_id, payload) VALUES ('room-9', ?, ?, ?, 'msg')", b, ts, id)
 		all = append(all, written{event{ts, id}, b})
 	}
 	parts := make([][]event, 16)
@@ -324,7 +326,7 @@ func TestSeed004RoomEvents16Buckets(t *testing.T) {
 				inBucket = append(inBucket, w.event)
 			}
 		}
-		equal(t, "bucket order", part, inBucket)
+		cqltest.Equal(t, "bucket order", part, inBucket)
 		merged = append(merged, part...)
 		used[b] = len(part) > 0
 	}
@@ -332,12 +334,12 @@ func TestSeed004RoomEvents16Buckets(t *testing.T) {
 		want = append(want, w.event)
 	}
 	slices.SortFunc(merged, func(a, b event) int { return a.Time.Compare(b.Time) })
-	equal(t, "merged", merged, want)
-	equal(t, "buckets used", len(used), 16)
+	cqltest.Equal(t, "merged", merged, want)
+	cqltest.Equal(t, "buckets used", len(used), 16)
 }
 
-func TestSeed004Orders(t *testing.T) {
-	s := seed004Session(t)
+func Seed004Orders(t *testing.T, tg *cqltest.Target) {
+	s := seed004Session(t, tg)
 	type order struct {
 		id      gocql.UUID
 		status  string
@@ -348,19 +350,19 @@ func TestSeed004Orders(t *testing.T) {
 		o := order{gocql.MustRandomUUID(), "PENDING", at(8, i)}
 		if i%3 == 0 {
 			o.status = "PAID"
-			mustExec(t, s, "INSERT INTO paid_orders_by_customer (customer_id, created_at, order_id) VALUES ('c-1', ?, ?)", o.created, o.id)
+			cqltest.MustExec(t, s, "INSERT INTO paid_orders_by_customer (customer_id, created_at, order_id) VALUES ('c-1', ?, ?)", o.created, o.id)
 		}
-		mustExec(t, s, "INSERT INTO orders_by_customer (customer_id, order_id, status, created_at) VALUES ('c-1', ?, ?, ?)", o.id, o.status, o.created)
+		cqltest.MustExec(t, s, "INSERT INTO orders_by_customer (customer_id, order_id, status, created_at) VALUES ('c-1', ?, ?, ?)", o.id, o.status, o.created)
 		orders = append(orders, o)
 	}
-	if n := len(selectMaps(t, s, "SELECT order_id FROM orders_by_customer WHERE customer_id = 'c-1'")); n != 12 {
+	if n := len(cqltest.SelectMaps(t, s, "SELECT order_id FROM orders_by_customer WHERE customer_id = 'c-1'")); n != 12 {
 		t.Fatalf("%d orders, want 12", n)
 	}
-	re := expectCode(t, s.Query("SELECT order_id FROM orders_by_customer WHERE customer_id = 'c-1' AND status = 'PAID'").Exec(), gocql.ErrCodeInvalid)
+	re := cqltest.ExpectCode(t, s.Query("SELECT order_id FROM orders_by_customer WHERE customer_id = 'c-1' AND status = 'PAID'").Exec(), gocql.ErrCodeInvalid)
 	if re.Message() != filteringMessage {
 		t.Fatalf("message %q", re.Message())
 	}
-	rows := selectMaps(t, s, "SELECT order_id FROM orders_by_customer WHERE customer_id = 'c-1' AND status = 'PAID' ALLOW FILTERING")
+	rows := cqltest.SelectMaps(t, s, "SELECT order_id FROM orders_by_customer WHERE customer_id = 'c-1' AND status = 'PAID' ALLOW FILTERING")
 	var paid, paidIDs []gocql.UUID
 	var paidTimes []time.Time
 	for _, o := range orders {
@@ -369,22 +371,22 @@ func TestSeed004Orders(t *testing.T) {
 			paidTimes = append(paidTimes, o.created)
 		}
 	}
-	paid = column[gocql.UUID](t, rows, "order_id")
+	paid = cqltest.Column[gocql.UUID](t, rows, "order_id")
 	sortUUIDs := func(u []gocql.UUID) {
 		slices.SortFunc(u, func(a, b gocql.UUID) int { return bytes.Compare(a[:], b[:]) })
 	}
 	sortUUIDs(paid)
 	want := slices.Clone(paidIDs)
 	sortUUIDs(want)
-	equal(t, "paid by filtering", paid, want)
-	rows = selectMaps(t, s, "SELECT created_at, order_id FROM paid_orders_by_customer WHERE customer_id = 'c-1'")
-	equal(t, "paid table order", column[time.Time](t, rows, "created_at"), paidTimes)
-	equal(t, "paid table ids", column[gocql.UUID](t, rows, "order_id"), paidIDs)
+	cqltest.Equal(t, "paid by filtering", paid, want)
+	rows = cqltest.SelectMaps(t, s, "SELECT created_at, order_id FROM paid_orders_by_customer WHERE customer_id = 'c-1'")
+	cqltest.Equal(t, "paid table order", cqltest.Column[time.Time](t, rows, "created_at"), paidTimes)
+	cqltest.Equal(t, "paid table ids", cqltest.Column[gocql.UUID](t, rows, "order_id"), paidIDs)
 }
 
-func TestSeed004LoggedBatch(t *testing.T) {
-	s := seed004Session(t)
-	id := timeUUID(at(13, 30), 42)
+func Seed004LoggedBatch(t *testing.T, tg *cqltest.Target) {
+	s := seed004Session(t, tg)
+	id := cqltest.TimeUUID(at(13, 30), 42)
 	b := s.NewBatch(gocql.LoggedBatch)
 	b.Query(insertUserDay, "u-batch", "2025-03-08", at(13, 30), id, "purchase", "{}")
 	b.Query("INSERT INTO device_events_by_day (device_id, bucket_date, event_time, event_id, event_type, payload) VALUES (?, ?, ?, ?, ?, ?)",
@@ -393,15 +395,15 @@ func TestSeed004LoggedBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []event{{at(13, 30), id}}
-	equal(t, "user table", scanEvents(t, s.Query("SELECT event_time, event_id FROM user_events_by_day WHERE user_id = 'u-batch' AND bucket_date = '2025-03-08'")), want)
-	equal(t, "device table", scanEvents(t, s.Query("SELECT event_time, event_id FROM device_events_by_day WHERE device_id = 'device-batch' AND bucket_date = '2025-03-08'")), want)
+	cqltest.Equal(t, "user table", scanEvents(t, s.Query("SELECT event_time, event_id FROM user_events_by_day WHERE user_id = 'u-batch' AND bucket_date = '2025-03-08'")), want)
+	cqltest.Equal(t, "device table", scanEvents(t, s.Query("SELECT event_time, event_id FROM device_events_by_day WHERE device_id = 'device-batch' AND bucket_date = '2025-03-08'")), want)
 }
 
-func TestSeed004LoggedBatchAsPreparedText(t *testing.T) {
-	s := seed004Session(t)
+func Seed004LoggedBatchAsPreparedText(t *testing.T, tg *cqltest.Target) {
+	s := seed004Session(t, tg)
 	// gocql PREPAREs a BEGIN BATCH text; Cassandra accepts that since 1.2
 	// (CASSANDRA-4202, dtest batch_preparation_test).
-	other := timeUUID(at(13, 31), 43)
+	other := cqltest.TimeUUID(at(13, 31), 43)
 	err := s.Query(`BEGIN BATCH
   INSERT INTO user_events_by_day (user_id, bucket_date, event_time, event_id, event_type, payload)
     VALUES ('u-batch-text', '2025-03-08', '2025-03-08 13:31:00+0000', ?, 'refund', '{}');
@@ -412,17 +414,17 @@ APPLY BATCH;`, other, other).Exec()
 		t.Fatal(err)
 	}
 	want := []event{{at(13, 31), other}}
-	equal(t, "user table", scanEvents(t, s.Query("SELECT event_time, event_id FROM user_events_by_day WHERE user_id = 'u-batch-text' AND bucket_date = '2025-03-08'")), want)
-	equal(t, "device table", scanEvents(t, s.Query("SELECT event_time, event_id FROM device_events_by_day WHERE device_id = 'device-batch-text' AND bucket_date = '2025-03-08'")), want)
+	cqltest.Equal(t, "user table", scanEvents(t, s.Query("SELECT event_time, event_id FROM user_events_by_day WHERE user_id = 'u-batch-text' AND bucket_date = '2025-03-08'")), want)
+	cqltest.Equal(t, "device table", scanEvents(t, s.Query("SELECT event_time, event_id FROM device_events_by_day WHERE device_id = 'device-batch-text' AND bucket_date = '2025-03-08'")), want)
 }
 
-func TestSeed004TupleCursorPaging(t *testing.T) {
-	s := seed004Session(t)
+func Seed004TupleCursorPaging(t *testing.T, tg *cqltest.Target) {
+	s := seed004Session(t, tg)
 	var want []event
 	for i := range 53 {
 		ts := at(0, 0).Add(time.Duration(17*i) * time.Minute)
-		id := timeUUID(ts, uint16(i))
-		mustExec(t, s, insertUserDay, "u-cursor", "2025-03-08", ts, id, "e", "")
+		id := cqltest.TimeUUID(ts, uint16(i))
+		cqltest.MustExec(t, s, insertUserDay, "u-cursor", "2025-03-08", ts, id, "e", "")
 		want = append(want, event{ts, id})
 	}
 	slices.SortFunc(want, compareDescAsc)
@@ -441,34 +443,34 @@ WHERE user_id = 'u-cursor'
   AND (event_time, event_id) < (?, ?)
 LIMIT 10;`, last.Time, last.ID))
 	}
-	equal(t, "pages", seen, want)
+	cqltest.Equal(t, "pages", seen, want)
 }
 
-func TestSeed004TupleRelationOnMixedOrder(t *testing.T) {
-	s := seed004Session(t)
+func Seed004TupleRelationOnMixedOrder(t *testing.T, tg *cqltest.Target) {
+	s := seed004Session(t, tg)
 	// A tuple relation compares values, not clustering positions
 	// (Cassandra's SelectMultiColumnRelationTest.testMixedOrderColumns1).
 	ts := at(6, 0)
-	ids := []gocql.UUID{timeUUID(ts, 1), timeUUID(ts, 2), timeUUID(ts, 3)}
+	ids := []gocql.UUID{cqltest.TimeUUID(ts, 1), cqltest.TimeUUID(ts, 2), cqltest.TimeUUID(ts, 3)}
 	for _, id := range ids {
-		mustExec(t, s, insertUserDay, "u-tuple", "2025-03-08", ts, id, "x", "")
+		cqltest.MustExec(t, s, insertUserDay, "u-tuple", "2025-03-08", ts, id, "x", "")
 	}
-	earlier := timeUUID(at(5, 0), 1)
-	mustExec(t, s, insertUserDay, "u-tuple", "2025-03-08", at(5, 0), earlier, "x", "")
+	earlier := cqltest.TimeUUID(at(5, 0), 1)
+	cqltest.MustExec(t, s, insertUserDay, "u-tuple", "2025-03-08", at(5, 0), earlier, "x", "")
 	got := scanEvents(t, s.Query("SELECT event_time, event_id FROM user_events_by_day WHERE user_id = 'u-tuple' AND bucket_date = '2025-03-08' "+
 		"AND (event_time, event_id) < (?, ?)", ts, ids[2]))
-	equal(t, "rows", got, []event{{ts, ids[0]}, {ts, ids[1]}, {at(5, 0), earlier}})
+	cqltest.Equal(t, "rows", got, []event{{ts, ids[0]}, {ts, ids[1]}, {at(5, 0), earlier}})
 }
 
-func TestSeed004InOnPartitionKeyParts(t *testing.T) {
-	s := seed004Session(t)
+func Seed004InOnPartitionKeyParts(t *testing.T, tg *cqltest.Target) {
+	s := seed004Session(t, tg)
 	want := map[string][]event{}
 	for _, day := range []int{7, 8, 9, 10} {
-		date := utc(2025, 3, day, 0, 0, 0).Format("2006-01-02")
+		date := cqltest.UTC(2025, 3, day, 0, 0, 0).Format("2006-01-02")
 		for _, h := range []int{3, 15, 9} {
-			ts := utc(2025, 3, day, h, 0, 0)
-			id := timeUUID(ts, uint16(day))
-			mustExec(t, s, insertUserDay, "u-in", date, ts, id, "e", "")
+			ts := cqltest.UTC(2025, 3, day, h, 0, 0)
+			id := cqltest.TimeUUID(ts, uint16(day))
+			cqltest.MustExec(t, s, insertUserDay, "u-in", date, ts, id, "e", "")
 			want[date] = append(want[date], event{ts, id})
 		}
 		slices.SortFunc(want[date], compareDescAsc)
@@ -489,12 +491,12 @@ func TestSeed004InOnPartitionKeyParts(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	equal(t, "days", strings.Join(keys, ","), "2025-03-07,2025-03-09,2025-03-10")
+	cqltest.Equal(t, "days", strings.Join(keys, ","), "2025-03-07,2025-03-09,2025-03-10")
 	for k, evs := range got {
-		equal(t, "day "+k, evs, want[k])
+		cqltest.Equal(t, "day "+k, evs, want[k])
 	}
-	rows := selectMaps(t, s, "SELECT event_time FROM user_events_by_day WHERE user_id = ? AND bucket_date IN (?, ?)", "u-in", "2025-03-08", "2025-03-08")
-	equal(t, "repeated IN value", len(rows), 3)
+	rows := cqltest.SelectMaps(t, s, "SELECT event_time FROM user_events_by_day WHERE user_id = ? AND bucket_date IN (?, ?)", "u-in", "2025-03-08", "2025-03-08")
+	cqltest.Equal(t, "repeated IN value", len(rows), 3)
 }
 
 func boolInt(b bool) int {

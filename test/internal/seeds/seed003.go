@@ -1,4 +1,4 @@
-package e2e_test
+package seeds
 
 import (
 	"slices"
@@ -7,11 +7,13 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/partita-db/partita/test/internal/cqltest"
 )
 
 // Seed 003's tables and split metadata rows, as written.
 var (
-	seed003Tables = []string{`CREATE TABLE events_by_asset_day (
+	Seed003Tables = []string{`CREATE TABLE events_by_asset_day (
   asset_id text,
   day date,
   event_ts timestamp,
@@ -49,7 +51,7 @@ VALUES ('asset-42', '2026-01-20', 3, '2026-01-20T18:00:00Z', '2026-01-21T00:00:0
 func seed003Events() []time.Time {
 	var out []time.Time
 	for i := range 72 {
-		out = append(out, utc(2026, 1, 20, 0, 0, 0).Add(time.Duration(i)*20*time.Minute))
+		out = append(out, cqltest.UTC(2026, 1, 20, 0, 0, 0).Add(time.Duration(i)*20*time.Minute))
 	}
 	return out
 }
@@ -139,9 +141,9 @@ func minTime(a, b time.Time) time.Time {
 
 // seed003Session returns a session in the keyspace holding seed 003's
 // tables, created once for all the seed 003 tests.
-func seed003Session(t *testing.T) *gocql.Session {
+func seed003Session(t *testing.T, tg *cqltest.Target) *gocql.Session {
 	t.Helper()
-	return sharedKeyspace(t, "go_seed003", seed003Tables...)
+	return tg.SharedKeyspace(t, "go_seed003", Seed003Tables...)
 }
 
 func newestFirst(ts []time.Time) []time.Time {
@@ -159,50 +161,50 @@ func eventTimes(rows []assetEvent) []time.Time {
 }
 
 // events_by_asset_day reads newest first, with LIMIT, ranges and ORDER BY ASC.
-func TestSeed003EventsByAssetDay(t *testing.T) {
-	s := seed003Session(t)
+func Seed003EventsByAssetDay(t *testing.T, tg *cqltest.Target) {
+	s := seed003Session(t, tg)
 	newest := newestFirst(seed003Events())
 	events := seed003Events()
 	for _, ts := range events {
-		mustExec(t, s, "INSERT INTO events_by_asset_day (asset_id, day, event_ts, payload) VALUES (?, ?, ?, ?)",
+		cqltest.MustExec(t, s, "INSERT INTO events_by_asset_day (asset_id, day, event_ts, payload) VALUES (?, ?, ?, ?)",
 			"asset-7", "2026-01-20", ts, ts.Format("15:04"))
 	}
-	mustExec(t, s, "INSERT INTO events_by_asset_day (asset_id, day, event_ts, payload) VALUES ('asset-7', '2026-01-21', '2026-01-21', 'next day')")
-	rows := selectMaps(t, s, "SELECT event_ts, payload FROM events_by_asset_day WHERE asset_id = 'asset-7' AND day = '2026-01-20' LIMIT 5")
-	equal(t, "latest five", column[time.Time](t, rows, "event_ts"), newest[:5])
-	rows = selectMaps(t, s, "SELECT payload FROM events_by_asset_day WHERE asset_id = 'asset-7' AND day = '2026-01-20' "+
+	cqltest.MustExec(t, s, "INSERT INTO events_by_asset_day (asset_id, day, event_ts, payload) VALUES ('asset-7', '2026-01-21', '2026-01-21', 'next day')")
+	rows := cqltest.SelectMaps(t, s, "SELECT event_ts, payload FROM events_by_asset_day WHERE asset_id = 'asset-7' AND day = '2026-01-20' LIMIT 5")
+	cqltest.Equal(t, "latest five", cqltest.Column[time.Time](t, rows, "event_ts"), newest[:5])
+	rows = cqltest.SelectMaps(t, s, "SELECT payload FROM events_by_asset_day WHERE asset_id = 'asset-7' AND day = '2026-01-20' "+
 		"AND event_ts >= '2026-01-20T10:00:00Z' AND event_ts < '2026-01-20T11:00:00Z'")
-	equal(t, "range", column[string](t, rows, "payload"), []string{"10:40", "10:20", "10:00"})
-	rows = selectMaps(t, s, "SELECT payload FROM events_by_asset_day WHERE asset_id = 'asset-7' AND day = '2026-01-20' ORDER BY event_ts ASC LIMIT 2")
-	equal(t, "ascending", column[string](t, rows, "payload"), []string{"00:00", "00:20"})
+	cqltest.Equal(t, "range", cqltest.Column[string](t, rows, "payload"), []string{"10:40", "10:20", "10:00"})
+	rows = cqltest.SelectMaps(t, s, "SELECT payload FROM events_by_asset_day WHERE asset_id = 'asset-7' AND day = '2026-01-20' ORDER BY event_ts ASC LIMIT 2")
+	cqltest.Equal(t, "ascending", cqltest.Column[string](t, rows, "payload"), []string{"00:00", "00:20"})
 }
 
 // partition_split_metadata takes the seed's ISO-8601 timestamps.
-func TestSeed003SplitMetadata(t *testing.T) {
-	s := seed003Session(t)
+func Seed003SplitMetadata(t *testing.T, tg *cqltest.Target) {
+	s := seed003Session(t, tg)
 	for _, stmt := range seed003SplitRows {
-		mustExec(t, s, stmt)
+		cqltest.MustExec(t, s, stmt)
 	}
-	rows := selectMaps(t, s, "SELECT shard, start_ts, end_ts, state FROM partition_split_metadata WHERE asset_id = 'asset-42' AND day = '2026-01-20'")
-	equal(t, "shards", column[int](t, rows, "shard"), []int{0, 1, 2, 3})
-	equal(t, "start_ts", column[time.Time](t, rows, "start_ts"),
-		[]time.Time{utc(2026, 1, 20, 0, 0, 0), utc(2026, 1, 20, 6, 0, 0), utc(2026, 1, 20, 12, 0, 0), utc(2026, 1, 20, 18, 0, 0)})
-	equal(t, "end_ts", column[time.Time](t, rows, "end_ts")[3], utc(2026, 1, 21, 0, 0, 0))
+	rows := cqltest.SelectMaps(t, s, "SELECT shard, start_ts, end_ts, state FROM partition_split_metadata WHERE asset_id = 'asset-42' AND day = '2026-01-20'")
+	cqltest.Equal(t, "shards", cqltest.Column[int](t, rows, "shard"), []int{0, 1, 2, 3})
+	cqltest.Equal(t, "start_ts", cqltest.Column[time.Time](t, rows, "start_ts"),
+		[]time.Time{cqltest.UTC(2026, 1, 20, 0, 0, 0), cqltest.UTC(2026, 1, 20, 6, 0, 0), cqltest.UTC(2026, 1, 20, 12, 0, 0), cqltest.UTC(2026, 1, 20, 18, 0, 0)})
+	cqltest.Equal(t, "end_ts", cqltest.Column[time.Time](t, rows, "end_ts")[3], cqltest.UTC(2026, 1, 21, 0, 0, 0))
 }
 
 // The seed's client-side fan-out over the four children of asset-42.
-func TestSeed003ReadPath(t *testing.T) {
-	s := seed003Session(t)
+func Seed003ReadPath(t *testing.T, tg *cqltest.Target) {
+	s := seed003Session(t, tg)
 	newest := newestFirst(seed003Events())
 	events := seed003Events()
 	for _, stmt := range seed003SplitRows {
-		mustExec(t, s, stmt) // idempotent: the same rows as TestSeed003SplitMetadata
+		cqltest.MustExec(t, s, stmt) // idempotent: the same rows as TestSeed003SplitMetadata
 	}
 	for _, ts := range events {
-		mustExec(t, s, "INSERT INTO events_by_asset_day_shard (asset_id, day, shard, event_ts, payload) VALUES (?, ?, ?, ?, ?)",
+		cqltest.MustExec(t, s, "INSERT INTO events_by_asset_day_shard (asset_id, day, shard, event_ts, payload) VALUES (?, ?, ?, ?, ?)",
 			"asset-42", "2026-01-20", ts.Hour()/6, ts, "e-"+ts.Format("15:04"))
 	}
-	start, end := utc(2026, 1, 20, 10, 0, 0), utc(2026, 1, 20, 14, 0, 0)
+	start, end := cqltest.UTC(2026, 1, 20, 10, 0, 0), cqltest.UTC(2026, 1, 20, 14, 0, 0)
 	var want []time.Time
 	for _, ts := range newest {
 		if !ts.Before(start) && ts.Before(end) {
@@ -210,24 +212,24 @@ func TestSeed003ReadPath(t *testing.T) {
 		}
 	}
 	got := readEvents(t, s, "asset-42", "2026-01-20", start, end, 20)
-	equal(t, "window", eventTimes(got), want)
-	equal(t, "first payload", got[0].payload, "e-13:40")
-	equal(t, "limit 5", eventTimes(readEvents(t, s, "asset-42", "2026-01-20", start, end, 5)), want[:5])
-	day := utc(2026, 1, 20, 0, 0, 0)
-	equal(t, "whole day", eventTimes(readEvents(t, s, "asset-42", "2026-01-20", day, day.Add(24*time.Hour), 100)), newest)
+	cqltest.Equal(t, "window", eventTimes(got), want)
+	cqltest.Equal(t, "first payload", got[0].payload, "e-13:40")
+	cqltest.Equal(t, "limit 5", eventTimes(readEvents(t, s, "asset-42", "2026-01-20", start, end, 5)), want[:5])
+	day := cqltest.UTC(2026, 1, 20, 0, 0, 0)
+	cqltest.Equal(t, "whole day", eventTimes(readEvents(t, s, "asset-42", "2026-01-20", day, day.Add(24*time.Hour), 100)), newest)
 }
 
 // The read path of a partition with no metadata rows reads shard 0.
-func TestSeed003ReadPathUnsplit(t *testing.T) {
-	s := seed003Session(t)
+func Seed003ReadPathUnsplit(t *testing.T, tg *cqltest.Target) {
+	s := seed003Session(t, tg)
 	events := seed003Events()
 	for _, ts := range events[:10] {
-		mustExec(t, s, "INSERT INTO events_by_asset_day_shard (asset_id, day, shard, event_ts, payload) VALUES (?, ?, 0, ?, 'x')",
+		cqltest.MustExec(t, s, "INSERT INTO events_by_asset_day_shard (asset_id, day, shard, event_ts, payload) VALUES (?, ?, 0, ?, 'x')",
 			"asset-1", "2026-01-20", ts)
 	}
-	day := utc(2026, 1, 20, 0, 0, 0)
+	day := cqltest.UTC(2026, 1, 20, 0, 0, 0)
 	got := readEvents(t, s, "asset-1", "2026-01-20", day, day.Add(2*time.Hour), 4)
 	want := slices.Clone(events[:6])
 	slices.Reverse(want)
-	equal(t, "unsplit", eventTimes(got), want[:4])
+	cqltest.Equal(t, "unsplit", eventTimes(got), want[:4])
 }
