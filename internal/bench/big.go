@@ -141,6 +141,9 @@ type BigRead struct {
 	Width     int64   `json:"width"`
 	Latency   Summary `json:"latency"`
 	Errors    int64   `json:"errors"`
+	// CPUMicrosPerRead is the server process's CPU time (user + system)
+	// over the timed rounds divided by their reads; 0 when unread.
+	CPUMicrosPerRead float64 `json:"cpu_us_per_read"`
 }
 
 // BigRatio is a read's p99 on the wide partition over its p99 on the
@@ -150,6 +153,10 @@ type BigRatio struct {
 	P99Wide  float64 `json:"p99_wide_ms"`
 	P99Small float64 `json:"p99_small_ms"`
 	Ratio    float64 `json:"ratio"`
+	// CPURatio is the server's CPU per read on the wide partition over
+	// that on the 1,000-row one (0 when unread): the work per read,
+	// apart from the machine's scheduling, which p99 also holds.
+	CPURatio float64 `json:"cpu_ratio"`
 }
 
 // bigQuery is the first query after a start.
@@ -583,6 +590,8 @@ func readBig(ctx context.Context, n *childNode, o BigOptions, rep *BigReport) er
 	for _, q := range bigReads {
 		var recs [2]*recorder
 		var errs [2]int64
+		var cpu [2]time.Duration
+		cpuRead := true
 		for i := range recs {
 			recs[i] = newRecorder()
 		}
@@ -597,7 +606,11 @@ func readBig(ctx context.Context, n *childNode, o BigOptions, rep *BigReport) er
 				if err != nil {
 					return err
 				}
+				before, ok1 := procCPU(n.pid())
 				rec, e, err := timeReads(ctx, s, q.cql, part.key, part.width, q.args, o.Concurrency, o.Duration)
+				after, ok2 := procCPU(n.pid())
+				cpu[i] += after - before
+				cpuRead = cpuRead && ok1 && ok2
 				if perr := stop(); err == nil {
 					err = perr
 				}
@@ -608,19 +621,26 @@ func readBig(ctx context.Context, n *childNode, o BigOptions, rep *BigReport) er
 				errs[i] += e
 			}
 		}
-		var p99 [2]float64
+		var p99, perRead [2]float64
 		for i, part := range parts {
 			sum := recs[i].summary()
-			rep.Reads = append(rep.Reads, BigRead{Query: q.name, Partition: part.key, Width: part.width, Latency: sum, Errors: errs[i]})
+			if cpuRead && sum.Count > 0 {
+				perRead[i] = float64(cpu[i].Microseconds()) / float64(sum.Count)
+			}
+			rep.Reads = append(rep.Reads, BigRead{Query: q.name, Partition: part.key, Width: part.width, Latency: sum, Errors: errs[i],
+				CPUMicrosPerRead: perRead[i]})
 			p99[i] = sum.P99
-			fmt.Fprintf(o.Log, "big: %s on %s (%s rows): p50 %s p99 %s (%d reads, %d rounds)\n", q.name, part.key, widthLabel(int(part.width)),
-				FormatMillis(sum.P50), FormatMillis(sum.P99), sum.Count, o.Rounds)
+			fmt.Fprintf(o.Log, "big: %s on %s (%s rows): p50 %s p99 %s, server CPU %.0f µs/read (%d reads, %d rounds)\n", q.name, part.key,
+				widthLabel(int(part.width)), FormatMillis(sum.P50), FormatMillis(sum.P99), perRead[i], sum.Count, o.Rounds)
 		}
-		ratio := 0.0
+		f := BigRatio{Query: q.name, P99Wide: p99[0], P99Small: p99[1]}
 		if p99[1] > 0 {
-			ratio = p99[0] / p99[1]
+			f.Ratio = p99[0] / p99[1]
 		}
-		rep.Flatness = append(rep.Flatness, BigRatio{Query: q.name, P99Wide: p99[0], P99Small: p99[1], Ratio: ratio})
+		if perRead[1] > 0 {
+			f.CPURatio = perRead[0] / perRead[1]
+		}
+		rep.Flatness = append(rep.Flatness, f)
 	}
 	return nil
 }
@@ -740,8 +760,11 @@ func (rep *BigReport) WriteSummary(w io.Writer) error {
 		b.WriteString(")\n")
 	}
 	for _, r := range rep.Reads {
-		fmt.Fprintf(&b, "%-16s %-8s %6s rows: p50 %s p99 %s max %s (%d reads)\n", r.Query, r.Partition, widthLabel(int(r.Width)),
-			FormatMillis(r.Latency.P50), FormatMillis(r.Latency.P99), FormatMillis(r.Latency.Max), r.Latency.Count)
+		fmt.Fprintf(&b, "%-16s %-8s %6s rows: p50 %s p99 %s max %s (%d reads); server CPU %.0f µs/read\n", r.Query, r.Partition, widthLabel(int(r.Width)),
+			FormatMillis(r.Latency.P50), FormatMillis(r.Latency.P99), FormatMillis(r.Latency.Max), r.Latency.Count, r.CPUMicrosPerRead)
+	}
+	for _, f := range rep.Flatness {
+		fmt.Fprintf(&b, "flatness %-16s p99 %.2f×, server CPU per read %.2f× (%s rows ÷ 1k rows)\n", f.Query, f.Ratio, f.CPURatio, widthLabel(int(rep.BigRows)))
 	}
 	for _, t := range rep.Targets {
 		fmt.Fprintf(&b, "target %s (%s): %s — %s\n", t.Name, t.Goal, t.Measured, t.Verdict)

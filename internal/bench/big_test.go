@@ -97,7 +97,7 @@ func checkBigReport(t *testing.T, rep *BigReport) {
 		t.Errorf("%d reads, want %d", len(rep.Reads), 2*len(bigReads))
 	}
 	for _, r := range rep.Reads {
-		if r.Latency.Count == 0 || r.Latency.P99 <= 0 || r.Errors != 0 {
+		if r.Latency.Count == 0 || r.Latency.P99 <= 0 || r.Errors != 0 || r.CPUMicrosPerRead <= 0 {
 			t.Errorf("read %s on %s: %+v", r.Query, r.Partition, r)
 		}
 	}
@@ -105,7 +105,7 @@ func checkBigReport(t *testing.T, rep *BigReport) {
 		t.Errorf("%d flatness ratios, want %d", len(rep.Flatness), len(bigReads))
 	}
 	for _, f := range rep.Flatness {
-		if f.Ratio <= 0 {
+		if f.Ratio <= 0 || f.CPURatio <= 0 {
 			t.Errorf("flatness %s: %+v", f.Query, f)
 		}
 	}
