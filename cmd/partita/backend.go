@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"strconv"
@@ -127,7 +128,7 @@ func (f *backendFlags) apply(cmd *cobra.Command, cfg *config.Config) error {
 
 // openBackend opens the store cfg names. pebble is non-nil for the
 // embedded store (its statistics are exported).
-func openBackend(ctx context.Context, cfg config.Config) (b backend.Backend, pebble *storage.Store, err error) {
+func openBackend(ctx context.Context, cfg config.Config, log *slog.Logger) (b backend.Backend, pebble *storage.Store, err error) {
 	if cfg.Backend != config.BackendCassandra {
 		reserve := cfg.MinFreeSpacePerDrive
 		if reserve == 0 {
@@ -143,11 +144,41 @@ func openBackend(ctx context.Context, cfg config.Config) (b backend.Backend, peb
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := clusterstore.Open(ctx, opts)
+	st, err := openRetrying(ctx, backendStartWait, log, func() (*clusterstore.Store, error) { return clusterstore.Open(ctx, opts) })
 	if err != nil {
 		return nil, nil, err
 	}
 	return st, nil, nil
+}
+
+// backendStartWait is how long a gateway keeps trying to open its cluster
+// store while the cluster answers with timeouts or Unavailable (a loaded
+// or restarting cluster: creating the gateway's tables waits for schema
+// agreement), before it gives up and exits.
+const backendStartWait = 2 * time.Minute
+
+// openRetrying calls open until it succeeds, fails with an error that is
+// not clusterstore.Transient, or wait has passed since the first call;
+// each transient failure is logged and followed by a pause growing from
+// one second to five.
+func openRetrying[T any](ctx context.Context, wait time.Duration, log *slog.Logger, open func() (T, error)) (T, error) {
+	deadline := time.Now().Add(wait)
+	for attempt := 1; ; attempt++ {
+		v, err := open()
+		if err == nil || !clusterstore.Transient(err) || ctx.Err() != nil {
+			return v, err
+		}
+		pause := min(time.Duration(attempt)*time.Second, 5*time.Second)
+		if time.Now().Add(pause).After(deadline) {
+			return v, fmt.Errorf("%w (still failing after %d attempts in %v)", err, attempt, wait)
+		}
+		log.Warn("opening the cluster store failed; trying again", "attempt", attempt, "in", pause, "err", err)
+		select {
+		case <-ctx.Done():
+			return v, err
+		case <-time.After(pause):
+		}
+	}
 }
 
 // clusterOptions maps a gateway's configuration onto the cluster store's,

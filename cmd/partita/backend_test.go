@@ -1,6 +1,10 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,5 +162,33 @@ func TestClusterOptions(t *testing.T) {
 	cfg.BackendTLS.CAFile = empty
 	if _, err := clusterOptions(cfg); err == nil || !strings.Contains(err.Error(), "backend_tls_ca_file: "+empty+" holds no PEM certificate") {
 		t.Errorf("a CA file without certificates: got %v", err)
+	}
+}
+
+// TestOpenRetrying: a gateway keeps opening its cluster store through
+// transient failures (timeouts under load), gives up at once on any other
+// error, and gives up on transient ones once its wait has passed.
+func TestOpenRetrying(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ctx := context.Background()
+	calls := 0
+	v, err := openRetrying(ctx, time.Minute, log, func() (int, error) {
+		if calls++; calls < 3 {
+			return 0, gocql.ErrTimeoutNoResponse
+		}
+		return 7, nil
+	})
+	if v != 7 || err != nil || calls != 3 {
+		t.Errorf("after two timeouts: %d, %v after %d calls; want 7, nil after 3", v, err, calls)
+	}
+	calls = 0
+	refused := errors.New("clusterstore: connect: x509: certificate signed by unknown authority")
+	if _, err := openRetrying(ctx, time.Minute, log, func() (int, error) { calls++; return 0, refused }); !errors.Is(err, refused) || calls != 1 {
+		t.Errorf("a refusal: %v after %d calls; want it after 1", err, calls)
+	}
+	calls = 0
+	_, err = openRetrying(ctx, 1500*time.Millisecond, log, func() (int, error) { calls++; return 0, gocql.ErrTimeoutNoResponse })
+	if !errors.Is(err, gocql.ErrTimeoutNoResponse) || calls != 2 || !strings.Contains(err.Error(), "still failing after 2 attempts") {
+		t.Errorf("timeouts past the wait: %v after %d calls; want the timeout after 2", err, calls)
 	}
 }

@@ -190,7 +190,7 @@ func (n *node) start(ctx context.Context) error {
 	if err := n.startHTTP(); err != nil {
 		return err
 	}
-	store, pebble, err := openBackend(ctx, n.cfg)
+	store, pebble, err := openBackend(ctx, n.cfg, n.log)
 	if err != nil {
 		return err
 	}

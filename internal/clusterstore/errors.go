@@ -2,6 +2,8 @@ package clusterstore
 
 import (
 	"errors"
+	"net"
+	"os"
 
 	"github.com/gocql/gocql"
 
@@ -57,4 +59,31 @@ func clusterError(err error) error {
 		return &cqlerr.Error{Code: cqlerr.Invalid, Message: request.Message()}
 	}
 	return err
+}
+
+// Transient reports whether err is the cluster being slow or short of
+// replicas for a moment (a timeout, Unavailable, Overloaded, a node
+// bootstrapping, a connection closed or none open) rather than a refusal
+// that would repeat: a caller may try again. A failure to connect at all
+// (Open's "connect" error: no node answers, a TLS or authentication
+// refusal) is not transient.
+func Transient(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, gocql.ErrTimeoutNoResponse) || errors.Is(err, gocql.ErrNoConnections) ||
+		errors.Is(err, gocql.ErrConnectionClosed) || errors.Is(err, os.ErrDeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	if e := cqlerr.As(clusterError(err)); e != nil {
+		switch e.Code {
+		case cqlerr.Unavailable, cqlerr.Overloaded, cqlerr.IsBootstrapping, cqlerr.WriteTimeout, cqlerr.ReadTimeout:
+			return true
+		}
+	}
+	return false
 }

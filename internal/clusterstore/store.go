@@ -123,7 +123,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	session, err := cfg.CreateSession()
 	if err != nil {
-		return nil, fmt.Errorf("clusterstore: connect: %w", err)
+		// %v, not %w: a failure to connect is never Transient, whatever
+		// the driver's error held.
+		return nil, fmt.Errorf("clusterstore: connect: %v", err)
 	}
 	s := &Store{session: session, keyspace: opts.Keyspace, opts: opts, slots: make(chan struct{}, opts.MaxInFlight)}
 	s.mu.tables = map[backend.TableID]bool{}
