@@ -89,9 +89,24 @@ type seenEpoch struct {
 	at    time.Time
 }
 
-// errStateChanged: another gateway changed the state a change was decided
-// on; the registry now holds the newer state.
+// errStateChanged: the state a change was decided on changed first (another
+// gateway changed it, or an earlier change of this one that timed out
+// applied); the registry now holds the newer state.
 var errStateChanged = errors.New("split: the split state changed under this gateway (another gateway changed it); try again")
+
+// errOwnChangeApplied is errStateChanged when the newer state is a migration
+// this gateway owns: most likely its own earlier change, which the cluster
+// applied though the gateway saw it fail (a compare-and-set that timed out).
+var errOwnChangeApplied = &ownChangeApplied{}
+
+type ownChangeApplied struct{}
+
+func (*ownChangeApplied) Error() string {
+	return "split: the split state changed under this gateway to a migration this gateway owns: an earlier change of " +
+		"this gateway that failed (a timeout) was applied by the cluster; look at the split's status before trying again"
+}
+
+func (*ownChangeApplied) Is(target error) bool { return target == errStateChanged }
 
 // SetShared sets the lease options of a layer over shared states (tests
 // shorten the leases), before the layer serves traffic; it has no effect
@@ -482,6 +497,9 @@ func (l *Layer) commitShared(ctx context.Context, s *State) error {
 	if !ok {
 		if err := l.adopt(row); err != nil {
 			return err
+		}
+		if now := l.reg.get(s.Partition); now != nil && now.Migration != nil && now.Migration.Owner == l.shared.opts.Gateway {
+			return errOwnChangeApplied
 		}
 		return errStateChanged
 	}

@@ -23,6 +23,9 @@ type sharedStore struct {
 	rows     map[string]backend.StateRow
 	applyErr error
 	applies  int
+	// casErr, when set, is returned once by a compare-and-set that
+	// applied (as a CAS that timed out in the cluster yet committed).
+	casErr error
 }
 
 func (s *sharedStore) Apply(ctx context.Context, b *backend.WriteBatch) error {
@@ -61,6 +64,10 @@ func (s *sharedStore) CompareAndSetState(_ context.Context, key []byte, prev uin
 		return false, r, nil
 	}
 	s.rows[string(key)] = backend.StateRow{Key: key, Epoch: prev + 1, Value: value}
+	if err := s.casErr; err != nil {
+		s.casErr = nil
+		return false, backend.StateRow{}, err
+	}
 	return true, backend.StateRow{}, nil
 }
 
@@ -173,5 +180,45 @@ func TestSharedScanOutlivingItsLease(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "outlived the gateway's lease") {
 		t.Fatalf("scan past its lease while another gateway split the partition: %d rows, %v; want the lease error", n, err)
+	}
+}
+
+// TestSplitRetriedAfterItsTimeoutApplied: an operator split whose state
+// change timed out but applied in the cluster, sent again, is told that
+// the state now holds this gateway's own migration (not that another
+// gateway changed it), and the migration it started runs.
+func TestSplitRetriedAfterItsTimeoutApplied(t *testing.T) {
+	pebble, err := storage.Open(storage.Options{Dir: t.TempDir(), NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pebble.Close()
+	timeout := errors.New("Operation timed out - received only 0 responses (CAS)")
+	st := &sharedStore{Store: pebble, rows: map[string]backend.StateRow{}}
+	ctx := context.Background()
+	l, err := New(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := testPartition("k")
+	for k := 0; k < 30; k++ {
+		m := op{kind: 0, key: k, value: 1, ts: 10}.mutation(p)
+		if err := l.Apply(ctx, &backend.WriteBatch{Mutations: []backend.Mutation{m}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pol := Policy{Enabled: true, MaxRows: 10, MaxConcurrent: 1, Strategy: "range"}
+	st.mu.Lock()
+	st.casErr = timeout
+	st.mu.Unlock()
+	if _, err := l.Force(ctx, p, "range", pol); !errors.Is(err, timeout) {
+		t.Fatalf("first split: %v, want the timeout", err)
+	}
+	_, err = l.Force(ctx, p, "range", pol)
+	if !errors.Is(err, errStateChanged) || !strings.Contains(err.Error(), "a migration this gateway owns") {
+		t.Fatalf("split sent again: %v, want the state changed to this gateway's own migration", err)
+	}
+	if s := l.reg.get(p); s == nil || s.Migration == nil || s.Migration.Owner != l.shared.opts.Gateway {
+		t.Fatalf("state after the retry: %+v, want this gateway's migration", s)
 	}
 }
